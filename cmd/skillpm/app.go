@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// env is what every command shares: the streams and the global output
+// settings. Commands read it; only this package prints or exits.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	json           bool
+	quiet          bool
+	color          bool // colour on stdout
+	colorErr       bool // colour on stderr
+	debug          bool
+	stderrTTY      bool
+}
+
+// globalFlags are accepted both before and after the command name, so
+// "skillpm --json lint" and "skillpm lint --json" mean the same.
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors"},
+		&cli.BoolFlag{Name: "no-color", Usage: "disable colour (also NO_COLOR=1)"},
+		&cli.BoolFlag{Name: "debug", Usage: "log what skillpm does on stderr (never credentials)"},
+	}
+}
+
+// anyBool reports whether a global flag is set at any level of the
+// command line.
+func anyBool(c *cli.Context, name string) bool {
+	for _, x := range c.Lineage() {
+		if x.Bool(name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *env) load(c *cli.Context) {
+	e.json = anyBool(c, "json")
+	e.quiet = anyBool(c, "quiet")
+	e.debug = anyBool(c, "debug")
+	_, noColor := os.LookupEnv("NO_COLOR")
+	e.color = !anyBool(c, "no-color") && !noColor && isTerminal(e.stdout) && os.Getenv("TERM") != "dumb"
+	e.stderrTTY = isTerminal(e.stderr)
+	e.colorErr = !anyBool(c, "no-color") && !noColor && e.stderrTTY && os.Getenv("TERM") != "dumb"
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// logf prints a progress or log line on stderr unless --quiet.
+func (e *env) logf(format string, args ...any) {
+	if !e.quiet {
+		fmt.Fprintf(e.stderr, format+"\n", args...)
+	}
+}
+
+// debugf prints a line on stderr with --debug.
+func (e *env) debugf(format string, args ...any) {
+	if e.debug {
+		fmt.Fprintf(e.stderr, "debug: "+format+"\n", args...)
+	}
+}
+
+// paint wraps s in an ANSI colour when colour is on.
+func (e *env) paint(code, s string) string {
+	if !e.color {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// commands lists every command in help order; each lives in its own file.
+func commands(e *env) []*cli.Command {
+	return []*cli.Command{
+		initCommand(e),
+		lintCommand(e),
+		versionCommand(e),
+		completionCommand(e),
+	}
+}
+
+func newApp(e *env) *cli.App {
+	app := &cli.App{
+		Name:    "skillpm",
+		Usage:   "the package manager for agent skills",
+		Version: version,
+		UsageText: `skillpm [global options] command [command options] [arguments...]
+
+Examples:
+  skillpm init pdf-tools --tool extract-text --runtime python
+  skillpm lint pdf-tools
+  skillpm lint --strict --json ./skills`,
+		Description: `skillpm packs skill folders (SKILL.md + scripts + tools) into OCI artifacts,
+publishes them to any OCI registry or a local OCI layout folder, resolves their
+dependencies into a digest-pinned skills.lock, installs them into the folders
+agents read (.claude/skills, .agents/skills, ...) and runs the tools they declare.
+
+Exit codes are listed in the README ("Exit codes").`,
+		Flags:                  globalFlags(),
+		EnableBashCompletion:   true,
+		HideVersion:            true,
+		UseShortOptionHandling: true,
+		Reader:                 e.stdin,
+		Writer:                 e.stdout,
+		ErrWriter:              e.stderr,
+		Before: func(c *cli.Context) error {
+			e.load(c)
+			return nil
+		},
+		// Errors are printed and mapped to exit codes by run, not by cli.
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usageErrorf(c, "%v", err)
+		},
+		CommandNotFound: func(c *cli.Context, name string) {
+			// Reported through the error path below.
+		},
+	}
+	app.Commands = commands(e)
+	for _, cmd := range app.Commands {
+		decorate(e, cmd)
+	}
+	return app
+}
+
+// decorate gives every command the global flags, a usage-error handler and
+// env loading, recursively.
+func decorate(e *env, cmd *cli.Command) {
+	cmd.Flags = append(cmd.Flags, globalFlags()...)
+	cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
+		return usageErrorf(c, "%v", err)
+	}
+	before := cmd.Before
+	cmd.Before = func(c *cli.Context) error {
+		e.load(c)
+		if before != nil {
+			return before(c)
+		}
+		return nil
+	}
+	for _, sub := range cmd.Subcommands {
+		decorate(e, sub)
+	}
+}
+
+// run is main without os.Exit, for tests.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	app := newApp(e)
+	if len(args) > 1 {
+		if name := args[1]; !strings.HasPrefix(name, "-") && app.Command(name) == nil && name != "help" {
+			err := &usageError{msg: fmt.Sprintf("unknown command %q", name), hint: suggestCommand(app, name)}
+			return report(e, err)
+		}
+	}
+	if err := app.RunContext(ctx, reorderArgs(app, args)); err != nil {
+		return report(e, err)
+	}
+	return exitOK
+}
+
+// report prints err once, in the form the user asked for, and returns its
+// exit code.
+func report(e *env, err error) int {
+	code := exitCode(err)
+	var silent *silentError
+	if errors.As(err, &silent) {
+		return code
+	}
+	msg, hint := err.Error(), hintFor(err)
+	if e.json {
+		writeJSON(e.stderr, map[string]any{"error": map[string]any{"message": msg, "hint": hint, "exitCode": code}})
+		return code
+	}
+	fmt.Fprintf(e.stderr, "%s %s\n", e.paintErr("error:"), msg)
+	if hint != "" {
+		fmt.Fprintf(e.stderr, "  %s\n", hint)
+	}
+	return code
+}
+
+func (e *env) paintErr(s string) string {
+	if !e.colorErr {
+		return s
+	}
+	return "\x1b[31m" + s + "\x1b[0m"
+}
+
+func suggestCommand(app *cli.App, name string) string {
+	best, bestD := "", 3
+	for _, c := range app.Commands {
+		for _, n := range c.Names() {
+			if d := levenshtein(name, n); d < bestD {
+				best, bestD = n, d
+			}
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf("did you mean %q? See 'skillpm --help'.", best)
+	}
+	return "see 'skillpm --help' for the list of commands"
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}

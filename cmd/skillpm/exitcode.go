@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/skillpm/skillpm/skill"
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes. They are part of skillpm's interface: scripts and CI depend
+// on them, so a code never changes meaning. README.md lists them.
+const (
+	exitOK          = 0   // success
+	exitError       = 1   // unexpected failure (a bug or an environment problem)
+	exitUsage       = 2   // bad command line: unknown command or flag, wrong arguments
+	exitInvalid     = 3   // a skill is invalid: lint found errors, or SKILL.md cannot be read
+	exitNotFound    = 4   // a skill, version, tag, file or reference does not exist
+	exitNetwork     = 5   // a registry could not be reached or failed
+	exitAuth        = 6   // the registry refused the credentials
+	exitConflict    = 7   // dependency resolution failed (conflict, no matching version)
+	exitStaleLock   = 8   // --frozen: skills.lock is missing or out of date
+	exitPolicy      = 9   // trust policy violation: unsigned or untrusted signer
+	exitIntegrity   = 10  // digest mismatch, tampered or hostile artifact
+	exitModified    = 11  // refusing to overwrite a hand-authored or locally edited skill
+	exitToolFailed  = 12  // a tool or script failed, timed out or was not allowed
+	exitInterrupted = 130 // interrupted (Ctrl-C)
+)
+
+// exitCode picks the documented exit code for err. It is the one place
+// where errors become codes.
+func exitCode(err error) int {
+	var (
+		ue *usageError
+		ce cli.ExitCoder
+		se *silentError
+		le *skill.Error
+	)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &se):
+		return se.code
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case errors.As(err, &le):
+		if errors.Is(err, skill.ErrNotSkill) {
+			return exitNotFound
+		}
+		return exitInvalid
+	case errors.As(err, &ce):
+		if c := ce.ExitCode(); c > 0 {
+			return c
+		}
+	}
+	return exitError
+}
+
+// hintFor returns the recommendation that goes under an error message.
+func hintFor(err error) string {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return ue.hint
+	}
+	var le *skill.Error
+	if errors.As(err, &le) && le.Fix != "" {
+		return "fix: " + le.Fix
+	}
+	return ""
+}
+
+// usageError is a bad command line.
+type usageError struct {
+	msg  string
+	hint string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(c *cli.Context, format string, args ...any) error {
+	hint := "see 'skillpm --help'"
+	if c != nil && c.Command != nil && c.Command.Name != "" {
+		hint = fmt.Sprintf("see 'skillpm %s --help'", c.Command.FullName())
+	}
+	return &usageError{msg: fmt.Sprintf(format, args...), hint: hint}
+}
+
+// silentError carries an exit code for a failure the command has already
+// reported in full (lint findings, for example).
+type silentError struct{ code int }
+
+func (e *silentError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

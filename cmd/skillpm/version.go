@@ -1,0 +1,30 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/urfave/cli/v2"
+)
+
+func versionCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "version",
+		Usage:     "print skillpm's version",
+		UsageText: "skillpm version [--json]",
+		Action: func(c *cli.Context) error {
+			v := version
+			if v == "dev" {
+				if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+					v = bi.Main.Version
+				}
+			}
+			if e.json {
+				return writeJSON(e.stdout, map[string]string{"version": v, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH})
+			}
+			fmt.Fprintf(e.stdout, "skillpm %s (%s, %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return nil
+		},
+	}
+}

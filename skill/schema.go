@@ -1,0 +1,126 @@
+package skill
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// The Universal spec's Appendix A (frontmatter) and Appendix B (tools.json)
+// schemas. Two deliberate changes from the seed copy: the seed's doubled
+// backslashes in patterns are undone, and the Agent Skills fields (license,
+// compatibility, metadata, allowed-tools) plus the mapping form of
+// depends_on are allowed, since Universal skills are Agent Skills too.
+//
+//go:embed schemas/*.json
+var schemaFS embed.FS
+
+// noLoader refuses every $ref to a resource outside the schema itself, so a
+// tool's input_schema can never make skillpm read files or the network.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("$ref to %s is not allowed: schemas must be self-contained", url)
+}
+
+func compileEmbedded(name string) (*jsonschema.Schema, error) {
+	data, err := schemaFS.ReadFile("schemas/" + name)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noLoader{})
+	url := "skillpm:///" + name
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
+
+// CompileSchema compiles a tool's JSON Schema (draft 2020-12 unless the
+// schema says otherwise). External $refs are refused.
+func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noLoader{})
+	const url = "skillpm:///tool-schema.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
+
+var printer = message.NewPrinter(language.English)
+
+// schemaProblem is one leaf validation failure.
+type schemaProblem struct {
+	path []string // instance location
+	msg  string
+}
+
+// schemaProblems flattens a validation error into its leaf causes, sorted
+// by location for stable output.
+func schemaProblems(err error) []schemaProblem {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []schemaProblem{{msg: err.Error()}}
+	}
+	var out []schemaProblem
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			p := schemaProblem{path: e.InstanceLocation, msg: e.ErrorKind.LocalizedString(printer)}
+			if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok && len(ap.Properties) > 0 {
+				p.path = append(append([]string{}, e.InstanceLocation...), ap.Properties[0])
+			}
+			out = append(out, p)
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool {
+		return strings.Join(out[i].path, "/") < strings.Join(out[j].path, "/")
+	})
+	return out
+}
+
+// locationString renders an instance location as a readable path:
+// tools[0].input_schema.type.
+func locationString(path []string) string {
+	var b strings.Builder
+	for _, p := range path {
+		if _, err := strconv.Atoi(p); err == nil {
+			b.WriteString("[" + p + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	if b.Len() == 0 {
+		return "frontmatter"
+	}
+	return b.String()
+}
