@@ -1,0 +1,172 @@
+// Package lockfile reads and writes skills.lock: the digest-pinned closure
+// of a project's skills. The bytes are deterministic (entries and keys
+// sorted, no timestamps), so the same resolution always writes the same
+// file and diffs stay small.
+package lockfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// FileName is the lock's name beside skills.yaml.
+const FileName = "skills.lock"
+
+// Version is the lock format version this package writes.
+const Version = 1
+
+const header = "# skills.lock is written by skillpm; do not edit it by hand.\n# It pins every skill of the project to a manifest digest.\n"
+
+// File is a parsed skills.lock.
+type File struct {
+	// LockVersion is the format version.
+	LockVersion int `yaml:"lockVersion"`
+	// Inputs is the digest of the skills.yaml inputs the lock was
+	// resolved from; a different digest means the lock is stale.
+	Inputs string `yaml:"inputs"`
+	// Skills are sorted by name.
+	Skills []Skill `yaml:"skills"`
+}
+
+// Skill is one locked skill.
+type Skill struct {
+	Name    string `yaml:"name"`
+	Version string `yaml:"version"`
+	// Repository is the OCI repository the skill was resolved from
+	// (host/path/name or oci:PATH).
+	Repository string `yaml:"repository"`
+	// Manifest is the digest of the skill's OCI manifest.
+	Manifest string `yaml:"manifest"`
+	// Content is the digest of the content layer.
+	Content string `yaml:"content"`
+	// Dependencies are the names of the skills this one depends on, as
+	// resolved, sorted.
+	Dependencies []string `yaml:"dependencies,omitempty"`
+	// Requested is true for skills skills.yaml asks for directly.
+	Requested bool `yaml:"requested,omitempty"`
+	// Signer is the verified signer identity, when the skill was verified.
+	Signer string `yaml:"signer,omitempty"`
+}
+
+// ErrNotFound is returned by Read when there is no lock file.
+var ErrNotFound = errors.New("skills.lock not found")
+
+// Find returns the skill called name, or nil.
+func (f *File) Find(name string) *Skill {
+	i, ok := slices.BinarySearchFunc(f.Skills, name, func(s Skill, n string) int { return strings.Compare(s.Name, n) })
+	if !ok {
+		return nil
+	}
+	return &f.Skills[i]
+}
+
+// Normalize sorts entries and dependencies so the encoding is canonical.
+func (f *File) Normalize() {
+	f.LockVersion = Version
+	slices.SortFunc(f.Skills, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
+	for i := range f.Skills {
+		d := slices.Clone(f.Skills[i].Dependencies)
+		slices.Sort(d)
+		f.Skills[i].Dependencies = slices.Compact(d)
+	}
+}
+
+// Marshal returns the canonical bytes of f.
+func (f *File) Marshal() ([]byte, error) {
+	c := *f
+	c.Skills = slices.Clone(f.Skills)
+	c.Normalize()
+	var b bytes.Buffer
+	b.WriteString(header)
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&c); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Parse decodes a lock, checking that every entry is complete.
+func Parse(data []byte) (*File, error) {
+	var f File
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("parse skills.lock: %w", err)
+	}
+	if f.LockVersion != Version {
+		return nil, fmt.Errorf("parse skills.lock: lockVersion %d is not supported (this skillpm writes %d); upgrade skillpm", f.LockVersion, Version)
+	}
+	for i, s := range f.Skills {
+		if s.Name == "" || s.Version == "" || s.Repository == "" || !strings.HasPrefix(s.Manifest, "sha256:") {
+			return nil, fmt.Errorf("parse skills.lock: entry %d (%q) is incomplete: it needs name, version, repository and a sha256 manifest digest", i+1, s.Name)
+		}
+		if i > 0 && f.Skills[i-1].Name >= s.Name {
+			return nil, fmt.Errorf("parse skills.lock: entries are not sorted by name or %q appears twice; regenerate the lock with 'skillpm install'", s.Name)
+		}
+	}
+	return &f, nil
+}
+
+// Read reads the lock at path. A missing file returns ErrNotFound.
+func Read(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", path, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	f, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Write writes f to path atomically: a reader sees the old lock or the new
+// one, never a mix.
+func Write(path string, f *File) error {
+	data, err := f.Marshal()
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, data, 0o644)
+}
+
+// WriteFileAtomic writes data to a temporary file beside path, syncs it and
+// renames it over path.
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
