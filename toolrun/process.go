@@ -1,0 +1,193 @@
+package toolrun
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// truncatedMarker ends a stream that went over Options.MaxOutput.
+const truncatedMarker = "[output truncated]"
+
+const (
+	// killGrace is how long a timed-out or cancelled process group has
+	// between SIGTERM and SIGKILL.
+	killGrace = 2 * time.Second
+	// pipeGrace is how long output is still read after the main process
+	// exited and its group was killed, in case an escaped descendant (one
+	// that left the group) still holds the pipes.
+	pipeGrace = 500 * time.Millisecond
+)
+
+// proc is one child process to run: argv, no shell.
+type proc struct {
+	path      string
+	args      []string
+	stdin     []byte
+	dir       string
+	env       []string
+	timeout   time.Duration
+	maxOutput int
+	stderr    io.Writer // optional live copy of the child's stderr
+}
+
+// outcome is what running a proc produced.
+type outcome struct {
+	stdout, stderr string // capped, with the marker appended if cut
+	stdoutCut      bool
+	exitCode       int // -1 if the process was not started or died from a signal
+	timedOut       bool
+	cancelled      error // the caller's ctx error, if it ended the run
+	duration       time.Duration
+}
+
+// run starts p in its own process group, feeds stdin, drains stdout and
+// stderr into capped buffers, and waits. On timeout or cancellation the
+// whole group gets SIGTERM, then SIGKILL after killGrace. Whatever the main
+// process leaves behind in its group is killed when it exits. The error is
+// non-nil only if the process could not be started.
+func (p proc) run(ctx context.Context) (outcome, error) {
+	start := time.Now()
+	runCtx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return outcome{exitCode: -1}, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return outcome{exitCode: -1}, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return outcome{exitCode: -1}, err
+	}
+
+	cmd := exec.CommandContext(runCtx, p.path, p.args...)
+	cmd.Dir = p.dir
+	cmd.Env = p.env
+	if cmd.Env == nil {
+		cmd.Env = []string{} // nil would mean "inherit everything"
+	}
+	// Plain files, not writers: os/exec then starts no copying goroutines
+	// and Wait returns as soon as the main process exits.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	setGroup(cmd)
+	cmd.Cancel = func() error { return terminateGroup(cmd.Process) }
+	cmd.WaitDelay = killGrace // then os/exec kills the main process outright
+
+	if err := cmd.Start(); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return outcome{exitCode: -1}, err
+	}
+	closeAll(inR, outW, errW) // the child has its copies
+
+	go func() {
+		inW.Write(p.stdin) // EPIPE if the child does not read: fine
+		inW.Close()
+	}()
+	stdout := &capped{max: p.maxOutput}
+	stderr := &capped{max: p.maxOutput, tee: p.stderr}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go drain(&wg, outR, stdout)
+	go drain(&wg, errR, stderr)
+
+	waitErr := cmd.Wait()
+	killGroup(cmd.Process) // sweep up what the main process left running
+	drained := make(chan struct{})
+	go func() { wg.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(pipeGrace):
+		closeAll(outR, errR) // unblocks the readers
+		<-drained
+	}
+	closeAll(inW, outR, errR)
+
+	oc := outcome{
+		stdout:    stdout.String(),
+		stderr:    stderr.String(),
+		stdoutCut: stdout.cut,
+		exitCode:  cmd.ProcessState.ExitCode(),
+		duration:  time.Since(start),
+	}
+	if waitErr != nil && runCtx.Err() != nil {
+		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			oc.cancelled = ctx.Err()
+		} else {
+			oc.timedOut = true
+		}
+	}
+	return oc, nil
+}
+
+func drain(wg *sync.WaitGroup, r io.Reader, w io.Writer) {
+	defer wg.Done()
+	io.Copy(w, r) // capped never fails, so this reads until EOF or close
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
+}
+
+// capped keeps the first max bytes written to it and counts the rest as
+// cut, while accepting every write so the child never blocks on a full
+// pipe.
+type capped struct {
+	buf []byte
+	max int
+	cut bool
+	tee io.Writer
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if c.tee != nil {
+		c.tee.Write(p) // best effort; a failing log writer must not stall the child
+	}
+	room := c.max - len(c.buf)
+	if room >= len(p) {
+		c.buf = append(c.buf, p...)
+		return len(p), nil
+	}
+	if room > 0 {
+		c.buf = append(c.buf, p[:room]...)
+	}
+	c.cut = true
+	return len(p), nil
+}
+
+// String returns the kept bytes; if output was cut, it trims a split UTF-8
+// sequence at the end and appends a newline and the marker.
+func (c *capped) String() string {
+	if !c.cut {
+		return string(c.buf)
+	}
+	b := c.buf
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				b = b[:i] // the cap split a multi-byte character
+			}
+			break
+		}
+	}
+	var s strings.Builder
+	s.Write(b)
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		s.WriteByte('\n')
+	}
+	s.WriteString(truncatedMarker)
+	return s.String()
+}
