@@ -1,0 +1,118 @@
+package install
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Tree describes the files of an installed skill folder.
+type Tree struct {
+	// Digest hashes every path, its kind, its exec bit and its content.
+	Digest string
+	// Stat hashes every path with its size, mode and mtime: a cheap
+	// fingerprint that, when unchanged, lets Digest be trusted without
+	// reading the files (as git's index does).
+	Stat string
+	// Files are the regular files and symlinks, slash-separated, sorted.
+	Files []string
+}
+
+// StatTree fingerprints dir without reading file contents.
+func StatTree(dir string) (string, error) {
+	h := sha256.New()
+	err := walkSorted(dir, func(rel string, fi fs.FileInfo) error {
+		fmt.Fprintf(h, "%s\x00%o\x00%d\x00%d\n", rel, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// HashTree reads dir fully and returns its digest, fingerprint and files.
+func HashTree(dir string) (*Tree, error) {
+	t := &Tree{}
+	h, st := sha256.New(), sha256.New()
+	err := walkSorted(dir, func(rel string, fi fs.FileInfo) error {
+		fmt.Fprintf(st, "%s\x00%o\x00%d\x00%d\n", rel, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		switch {
+		case fi.IsDir():
+			fmt.Fprintf(h, "d %s\n", rel)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "l %s %s\n", rel, target)
+			t.Files = append(t.Files, rel)
+		case fi.Mode().IsRegular():
+			f, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			fh := sha256.New()
+			_, err = io.Copy(fh, f)
+			f.Close()
+			if err != nil {
+				return err
+			}
+			kind := "f"
+			if fi.Mode()&0o111 != 0 {
+				kind = "x"
+			}
+			fmt.Fprintf(h, "%s %s %x\n", kind, rel, fh.Sum(nil))
+			t.Files = append(t.Files, rel)
+		default:
+			return fmt.Errorf("%s: unsupported file type %s", p, fi.Mode().Type())
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.Digest = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	t.Stat = "sha256:" + hex.EncodeToString(st.Sum(nil))
+	return t, nil
+}
+
+// walkSorted calls fn for everything below dir (not dir itself) in
+// lexical order of slash-separated relative paths, without following
+// symlinks.
+func walkSorted(dir string, fn func(rel string, fi fs.FileInfo) error) error {
+	var entries []string
+	infos := map[string]fs.FileInfo{}
+	err := filepath.Walk(dir, func(p string, fi fs.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == dir {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		entries = append(entries, rel)
+		infos[rel] = fi
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sort.Strings(entries)
+	for _, rel := range entries {
+		if err := fn(rel, infos[rel]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package install
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Scope says whose a discovery folder is.
+type Scope string
+
+// Scopes.
+const (
+	ScopeUser    Scope = "user"
+	ScopeProject Scope = "project"
+)
+
+// ProjectDirs are the project-scope discovery folders in precedence order:
+// later folders override earlier ones (Skill Tools spec §7).
+var ProjectDirs = []string{"skills", ".opencode/skills", ".claude/skills", ".agents/skills", ".wave/skills"}
+
+// UserDirs are the user-scope discovery folders, relative to the home
+// folder, in precedence order. User scope comes before project scope.
+var UserDirs = []string{".opencode/skills", ".claude/skills", ".agents/skills", ".wave/skills"}
+
+// Dir is one discovery folder.
+type Dir struct {
+	Path  string `json:"path"`  // absolute
+	Rel   string `json:"rel"`   // as configured, relative to its root
+	Scope Scope  `json:"scope"` // user or project
+}
+
+// SearchDirs returns every discovery folder in precedence order, user scope
+// first. An empty home or project leaves that scope out.
+func SearchDirs(project, home string) []Dir {
+	var out []Dir
+	if home != "" {
+		for _, r := range UserDirs {
+			out = append(out, Dir{Path: filepath.Join(home, r), Rel: "~/" + r, Scope: ScopeUser})
+		}
+	}
+	if project != "" {
+		for _, r := range ProjectDirs {
+			out = append(out, Dir{Path: filepath.Join(project, r), Rel: r, Scope: ScopeProject})
+		}
+	}
+	return out
+}
+
+// Entry is one skill folder found in a discovery folder.
+type Entry struct {
+	Name    string `json:"name"`
+	Path    string `json:"path"` // the skill folder
+	Root    Dir    `json:"root"`
+	Managed bool   `json:"managed"`
+	// Version is the installed version for managed skills.
+	Version string `json:"version,omitempty"`
+	// Effective is true for the entry that wins its name.
+	Effective bool `json:"effective"`
+	// ShadowedBy is the path of the winning entry when this one loses.
+	ShadowedBy string `json:"shadowedBy,omitempty"`
+	// Shadows are the paths of the entries this one overrides.
+	Shadows []string `json:"shadows,omitempty"`
+}
+
+// Discover lists the skill folders (subfolders holding a SKILL.md) of
+// dirs, in precedence order, marking which entry wins each name. It reads
+// folder listings and install records only, never SKILL.md contents.
+func Discover(dirs []Dir) []Entry {
+	var all []Entry
+	for _, d := range dirs {
+		ents, err := os.ReadDir(d.Path)
+		if err != nil {
+			continue
+		}
+		rec, _ := ReadRecord(d.Path)
+		var found []Entry
+		for _, e := range ents {
+			name := e.Name()
+			if name[0] == '.' {
+				continue
+			}
+			p := filepath.Join(d.Path, name)
+			if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+				continue
+			}
+			if fi, err := os.Stat(filepath.Join(p, "SKILL.md")); err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			en := Entry{Name: name, Path: p, Root: d}
+			if r := rec.Skills[name]; r != nil {
+				en.Managed, en.Version = true, r.Version
+			}
+			found = append(found, en)
+		}
+		sort.Slice(found, func(i, j int) bool { return found[i].Name < found[j].Name })
+		all = append(all, found...)
+	}
+	last := map[string]int{}
+	for i, e := range all {
+		last[e.Name] = i
+	}
+	for i := range all {
+		w := last[all[i].Name]
+		if w == i {
+			all[i].Effective = true
+			continue
+		}
+		all[i].ShadowedBy = all[w].Path
+		all[w].Shadows = append(all[w].Shadows, all[i].Path)
+	}
+	return all
+}
+
+// Effective returns the winning entries, sorted by name.
+func Effective(entries []Entry) []Entry {
+	var out []Entry
+	for _, e := range entries {
+		if e.Effective {
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}

@@ -1,0 +1,474 @@
+// Package install materialises locked skills into the folders agents read
+// (.claude/skills, .agents/skills, ...), atomically.
+//
+// Every change is planned before anything is touched: a hand-authored
+// folder in the way, or a managed skill the user edited, fails the whole
+// run with nothing written. A skill is staged beside its target on the same
+// filesystem and swapped into place (renameat2 RENAME_EXCHANGE on Linux),
+// so a crash leaves each skill at its old state or its new one; leftovers
+// are cleaned and the record repaired by the next run. Each target keeps a
+// record of what skillpm installed there (RecordName), which is how managed
+// and hand-authored skills are told apart, and how edits are detected.
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/skillpm/skillpm/lockfile"
+	"golang.org/x/sync/errgroup"
+)
+
+// Source writes a locked skill's files into a folder, verifying the
+// locked digests. Implementations do the network and cache work.
+type Source interface {
+	// Materialize writes the files of s into dir, which does not exist.
+	Materialize(ctx context.Context, s lockfile.Skill, dir string) error
+}
+
+// Options configure Sync. Zero values are documented per field.
+type Options struct {
+	// Targets are the absolute target folders, in precedence order.
+	Targets []string
+	// Source provides skill contents. Required when anything must be
+	// installed or updated.
+	Source Source
+	// Force replaces managed skills the user edited, and removes them.
+	// Hand-authored skills are never replaced, even with Force.
+	Force bool
+	// DryRun plans and reports without changing anything.
+	DryRun bool
+	// Parallel bounds concurrent materialisations; 0 means 8.
+	Parallel int
+	// Log receives one line per change; nil discards.
+	Log io.Writer
+}
+
+// Action is what Sync does to one skill in one target.
+type Action string
+
+// Actions.
+const (
+	ActionInstall   Action = "install"
+	ActionUpdate    Action = "update"
+	ActionRemove    Action = "remove"
+	ActionUnchanged Action = "unchanged"
+	ActionRepair    Action = "repair" // the folder already holds the locked content
+)
+
+// Change is one planned or performed change.
+type Change struct {
+	Target  string `json:"target"`
+	Name    string `json:"name"`
+	Action  Action `json:"action"`
+	From    string `json:"from,omitempty"` // previous version
+	Version string `json:"version,omitempty"`
+}
+
+// Result lists every change, sorted by target then name.
+type Result struct {
+	Changes []Change `json:"changes"`
+}
+
+// Count returns how many changes have action a.
+func (r *Result) Count(a Action) int {
+	n := 0
+	for _, c := range r.Changes {
+		if c.Action == a {
+			n++
+		}
+	}
+	return n
+}
+
+// HandAuthoredError reports a folder that skillpm did not install standing
+// where a locked skill must go.
+type HandAuthoredError struct {
+	Dir   string // the folder in the way
+	Skill lockfile.Skill
+}
+
+func (e *HandAuthoredError) Error() string {
+	return fmt.Sprintf("%s was not installed by skillpm, and the lock wants %s %s from %s there; skillpm never overwrites hand-authored skills: rename or move the folder, or remove %s from skills.yaml",
+		e.Dir, e.Skill.Name, e.Skill.Version, e.Skill.Repository, e.Skill.Name)
+}
+
+// ModifiedError reports a managed skill whose files the user changed.
+type ModifiedError struct {
+	Dir     string
+	Name    string
+	Version string
+}
+
+func (e *ModifiedError) Error() string {
+	return fmt.Sprintf("%s (%s %s, installed by skillpm) has local edits; keep them by copying the folder elsewhere, or pass --force to discard them", e.Dir, e.Name, e.Version)
+}
+
+const (
+	stagingPrefix = ".skillpm-staging-"
+	trashPrefix   = ".skillpm-trash-"
+)
+
+// Sync makes every target hold exactly the skills of lock. The caller
+// holds the project Lock.
+func Sync(ctx context.Context, lock *lockfile.File, opts Options) (*Result, error) {
+	plans := make([]*targetPlan, 0, len(opts.Targets))
+	for _, t := range opts.Targets {
+		p, err := plan(t, lock, opts)
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, p)
+	}
+	res := &Result{}
+	for _, p := range plans {
+		res.Changes = append(res.Changes, p.changes()...)
+	}
+	if opts.DryRun {
+		return res, nil
+	}
+	for _, p := range plans {
+		if err := p.apply(ctx, opts); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// step is the planned change of one skill in one target.
+type step struct {
+	Change
+	skill lockfile.Skill
+	rec   *RecordSkill // current record entry, if managed
+	// checkContent: the folder exists with unknown content; adopt it if it
+	// turns out to hold the locked content, else it is in the way.
+	checkContent bool
+	current      *Tree
+}
+
+type targetPlan struct {
+	dir   string
+	rec   *Record
+	steps []*step
+}
+
+func (p *targetPlan) changes() []Change {
+	var out []Change
+	for _, s := range p.steps {
+		out = append(out, s.Change)
+	}
+	return out
+}
+
+// plan compares one target with the lock, failing on any conflict.
+func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error) {
+	rec, corrupt := ReadRecord(target)
+	p := &targetPlan{dir: target, rec: rec}
+	wanted := map[string]bool{}
+	for _, s := range lock.Skills {
+		wanted[s.Name] = true
+		dir := filepath.Join(target, s.Name)
+		st := &step{Change: Change{Target: target, Name: s.Name, Version: s.Version}, skill: s}
+		p.steps = append(p.steps, st)
+		r := rec.Skills[s.Name]
+		if r != nil {
+			st.From = r.Version
+		}
+		fi, err := os.Lstat(dir)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			st.Action = ActionInstall
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("inspect %s: %w", dir, err)
+		case !fi.IsDir():
+			return nil, &HandAuthoredError{Dir: dir, Skill: s}
+		}
+		if r == nil {
+			// Not in the record: hand-authored, or installed by a run
+			// that crashed before saving the record (or with a corrupt
+			// record). Only its content can tell.
+			st.Action, st.checkContent = ActionUpdate, true
+			_ = corrupt
+			continue
+		}
+		edited, cur, err := modified(dir, r)
+		if err != nil {
+			return nil, err
+		}
+		st.rec, st.current = r, cur
+		switch {
+		case edited && r.Manifest == s.Manifest && !opts.Force:
+			return nil, &ModifiedError{Dir: dir, Name: s.Name, Version: r.Version}
+		case edited:
+			// Changed since recorded: maybe the new content from a run
+			// that crashed after the swap; checked after staging.
+			st.Action, st.checkContent = ActionUpdate, true
+		case r.Manifest == s.Manifest:
+			st.Action = ActionUnchanged
+		default:
+			st.Action = ActionUpdate
+		}
+	}
+	names := make([]string, 0, len(rec.Skills))
+	for n := range rec.Skills {
+		if !wanted[n] {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		r := rec.Skills[n]
+		dir := filepath.Join(target, n)
+		st := &step{Change: Change{Target: target, Name: n, Action: ActionRemove, From: r.Version}, rec: r}
+		if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+			p.steps = append(p.steps, st) // only the record entry goes
+			continue
+		}
+		edited, _, err := modified(dir, r)
+		if err != nil {
+			return nil, err
+		}
+		if edited && !opts.Force {
+			return nil, &ModifiedError{Dir: dir, Name: n, Version: r.Version}
+		}
+		p.steps = append(p.steps, st)
+	}
+	sort.SliceStable(p.steps, func(i, j int) bool { return p.steps[i].Name < p.steps[j].Name })
+	return p, nil
+}
+
+// modified reports whether dir differs from its record, reading file
+// contents only when the stat fingerprint changed.
+func modified(dir string, r *RecordSkill) (bool, *Tree, error) {
+	if st, err := StatTree(dir); err == nil && st == r.Stat {
+		return false, nil, nil
+	}
+	t, err := HashTree(dir)
+	if err != nil {
+		return false, nil, fmt.Errorf("inspect %s: %w", dir, err)
+	}
+	return t.Digest != r.Tree, t, nil
+}
+
+// apply stages new content, checks adopted folders, then swaps.
+func (p *targetPlan) apply(ctx context.Context, opts Options) error {
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", p.dir, err)
+	}
+	cleanLeftovers(p.dir)
+	staging, err := os.MkdirTemp(p.dir, stagingPrefix)
+	if err != nil {
+		return fmt.Errorf("stage in %s: %w", p.dir, err)
+	}
+	defer os.RemoveAll(staging)
+
+	// Stage everything first, in parallel: nothing in the target changes
+	// until every skill is staged and verified.
+	staged := map[string]*Tree{}
+	g, gctx := errgroup.WithContext(ctx)
+	par := opts.Parallel
+	if par <= 0 {
+		par = 8
+	}
+	g.SetLimit(par)
+	type out struct {
+		name string
+		tree *Tree
+	}
+	results := make(chan out, len(p.steps))
+	for _, s := range p.steps {
+		if s.Action != ActionInstall && s.Action != ActionUpdate {
+			continue
+		}
+		if opts.Source == nil {
+			return errors.New("install: no source for skill contents")
+		}
+		g.Go(func() error {
+			dst := filepath.Join(staging, s.Name)
+			if err := opts.Source.Materialize(gctx, s.skill, dst); err != nil {
+				return fmt.Errorf("install %s %s: %w", s.Name, s.Version, err)
+			}
+			t, err := HashTree(dst)
+			if err != nil {
+				return err
+			}
+			results <- out{s.Name, t}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	close(results)
+	for r := range results {
+		staged[r.name] = r.tree
+	}
+
+	// Folders of unknown content are adopted only if they already hold
+	// exactly the locked content.
+	for _, s := range p.steps {
+		if !s.checkContent {
+			continue
+		}
+		dir := filepath.Join(p.dir, s.Name)
+		cur := s.current
+		if cur == nil {
+			t, err := HashTree(dir)
+			if err != nil {
+				return fmt.Errorf("inspect %s: %w", dir, err)
+			}
+			cur = t
+		}
+		switch {
+		case cur.Digest == staged[s.Name].Digest:
+			s.Action = ActionRepair
+		case s.rec == nil:
+			return &HandAuthoredError{Dir: dir, Skill: s.skill}
+		case !opts.Force:
+			return &ModifiedError{Dir: dir, Name: s.Name, Version: s.rec.Version}
+		}
+	}
+
+	for _, s := range p.steps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		dir := filepath.Join(p.dir, s.Name)
+		switch s.Action {
+		case ActionInstall, ActionUpdate:
+			if err := p.put(staging, s, dir); err != nil {
+				return err
+			}
+			t, err := HashTree(dir) // stat fingerprint of the final place
+			if err != nil {
+				return err
+			}
+			p.rec.Skills[s.Name] = recordFor(s.skill, staged[s.Name], t.Stat)
+		case ActionRepair:
+			t, err := HashTree(dir)
+			if err != nil {
+				return err
+			}
+			p.rec.Skills[s.Name] = recordFor(s.skill, t, t.Stat)
+		case ActionUnchanged:
+			if p.rec.Skills[s.Name].Repository != s.skill.Repository || p.rec.Skills[s.Name].Version != s.skill.Version {
+				p.rec.Skills[s.Name].Repository = s.skill.Repository
+				p.rec.Skills[s.Name].Version = s.skill.Version
+			}
+		case ActionRemove:
+			if err := removeSkill(staging, dir, s.rec, opts.Force); err != nil {
+				return err
+			}
+			delete(p.rec.Skills, s.Name)
+		}
+		if s.Action != ActionUnchanged && opts.Log != nil {
+			fmt.Fprintf(opts.Log, "%s %s %s in %s\n", s.Action, s.Name, firstNonEmpty(s.Version, s.From), p.dir)
+		}
+	}
+	return p.rec.Write(p.dir)
+}
+
+func recordFor(s lockfile.Skill, t *Tree, stat string) *RecordSkill {
+	return &RecordSkill{Version: s.Version, Repository: s.Repository, Manifest: s.Manifest, Tree: t.Digest, Stat: stat, Files: t.Files}
+}
+
+// put moves a staged skill into dir, swapping atomically with an existing
+// folder.
+func (p *targetPlan) put(staging string, s *step, dir string) error {
+	src := filepath.Join(staging, s.Name)
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		if err := os.Rename(src, dir); err != nil {
+			return fmt.Errorf("install %s: %w", s.Name, err)
+		}
+		return nil
+	}
+	if err := exchange(src, dir); err != nil {
+		return fmt.Errorf("install %s: %w", s.Name, err)
+	}
+	return os.RemoveAll(src) // now the old folder
+}
+
+// removeSkill removes a managed skill. An unmodified folder goes whole
+// (by rename first, so a crash never leaves half of it); with force, an
+// edited folder loses only the files skillpm installed.
+func removeSkill(staging, dir string, r *RecordSkill, force bool) error {
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if edited, _, err := modified(dir, r); err != nil {
+		return err
+	} else if edited {
+		if !force {
+			return &ModifiedError{Dir: dir, Name: filepath.Base(dir), Version: r.Version}
+		}
+		for _, f := range r.Files {
+			os.Remove(filepath.Join(dir, filepath.FromSlash(f)))
+		}
+		removeEmptyDirs(dir)
+		return nil
+	}
+	trash := filepath.Join(staging, "removed-"+filepath.Base(dir))
+	if err := os.Rename(dir, trash); err != nil {
+		return fmt.Errorf("remove %s: %w", dir, err)
+	}
+	return os.RemoveAll(trash)
+}
+
+// removeEmptyDirs removes dir's empty subfolders, deepest first, and dir
+// itself when it ends up empty.
+func removeEmptyDirs(dir string) {
+	var dirs []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i >= 0; i-- {
+		os.Remove(dirs[i]) // fails, harmlessly, when not empty
+	}
+}
+
+// exchangeByRename swaps a and b with two renames, for systems without an
+// atomic exchange. A crash between them leaves b missing; the next run
+// reinstalls it.
+func exchangeByRename(a, b string) error {
+	tmp := b + ".skillpm-old"
+	if err := os.Rename(b, tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(a, b); err != nil {
+		os.Rename(tmp, b)
+		return err
+	}
+	return os.Rename(tmp, a)
+}
+
+// cleanLeftovers removes staging and trash folders of crashed runs.
+func cleanLeftovers(target string) {
+	entries, err := os.ReadDir(target)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if n := e.Name(); strings.HasPrefix(n, stagingPrefix) || strings.HasPrefix(n, trashPrefix) || strings.HasSuffix(n, ".skillpm-old") {
+			os.RemoveAll(filepath.Join(target, n))
+		}
+	}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
