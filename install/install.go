@@ -116,7 +116,9 @@ const (
 )
 
 // Sync makes every target hold exactly the skills of lock. The caller
-// holds the project Lock.
+// holds the project Lock. Every target is planned, staged and checked
+// before the first skill is swapped into place, so a run that fails for
+// any skill leaves every target as it was.
 func Sync(ctx context.Context, lock *lockfile.File, opts Options) (*Result, error) {
 	plans := make([]*targetPlan, 0, len(opts.Targets))
 	for _, t := range opts.Targets {
@@ -126,17 +128,26 @@ func Sync(ctx context.Context, lock *lockfile.File, opts Options) (*Result, erro
 		}
 		plans = append(plans, p)
 	}
+	if !opts.DryRun {
+		defer func() {
+			for _, p := range plans {
+				p.cleanup()
+			}
+		}()
+		for _, p := range plans {
+			if err := p.prepare(ctx, opts); err != nil {
+				return nil, err
+			}
+		}
+		for _, p := range plans {
+			if err := p.commit(ctx, opts); err != nil {
+				return nil, err
+			}
+		}
+	}
 	res := &Result{}
 	for _, p := range plans {
 		res.Changes = append(res.Changes, p.changes()...)
-	}
-	if opts.DryRun {
-		return res, nil
-	}
-	for _, p := range plans {
-		if err := p.apply(ctx, opts); err != nil {
-			return nil, err
-		}
 	}
 	return res, nil
 }
@@ -153,9 +164,13 @@ type step struct {
 }
 
 type targetPlan struct {
-	dir   string
-	rec   *Record
-	steps []*step
+	dir     string
+	rec     *Record
+	steps   []*step
+	staging string           // set by prepare
+	staged  map[string]*Tree // skill name -> staged tree
+	created string           // the highest folder prepare created, if any
+	done    bool             // commit finished
 }
 
 func (p *targetPlan) changes() []Change {
@@ -257,21 +272,34 @@ func modified(dir string, r *RecordSkill) (bool, *Tree, error) {
 	return t.Digest != r.Tree, t, nil
 }
 
-// apply stages new content, checks adopted folders, then swaps.
-func (p *targetPlan) apply(ctx context.Context, opts Options) error {
-	if err := os.MkdirAll(p.dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", p.dir, err)
+// prepare creates the target, stages new content and checks folders of
+// unknown content. It changes nothing a user or agent sees.
+func (p *targetPlan) prepare(ctx context.Context, opts Options) error {
+	if !p.needsStaging() {
+		return nil
+	}
+	if _, err := os.Stat(p.dir); errors.Is(err, os.ErrNotExist) {
+		top := p.dir
+		for d := filepath.Dir(p.dir); d != filepath.Dir(d); d = filepath.Dir(d) {
+			if _, err := os.Stat(d); err == nil {
+				break
+			}
+			top = d
+		}
+		if err := os.MkdirAll(p.dir, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", p.dir, err)
+		}
+		p.created = top
 	}
 	cleanLeftovers(p.dir)
 	staging, err := os.MkdirTemp(p.dir, stagingPrefix)
 	if err != nil {
 		return fmt.Errorf("stage in %s: %w", p.dir, err)
 	}
-	defer os.RemoveAll(staging)
+	p.staging = staging
 
-	// Stage everything first, in parallel: nothing in the target changes
-	// until every skill is staged and verified.
-	staged := map[string]*Tree{}
+	// Stage everything in parallel: nothing in the target changes until
+	// every skill of every target is staged and verified.
 	g, gctx := errgroup.WithContext(ctx)
 	par := opts.Parallel
 	if par <= 0 {
@@ -307,8 +335,9 @@ func (p *targetPlan) apply(ctx context.Context, opts Options) error {
 		return err
 	}
 	close(results)
+	p.staged = map[string]*Tree{}
 	for r := range results {
-		staged[r.name] = r.tree
+		p.staged[r.name] = r.tree
 	}
 
 	// Folders of unknown content are adopted only if they already hold
@@ -327,7 +356,7 @@ func (p *targetPlan) apply(ctx context.Context, opts Options) error {
 			cur = t
 		}
 		switch {
-		case cur.Digest == staged[s.Name].Digest:
+		case cur.Digest == p.staged[s.Name].Digest:
 			s.Action = ActionRepair
 		case s.rec == nil:
 			return &HandAuthoredError{Dir: dir, Skill: s.skill}
@@ -335,7 +364,32 @@ func (p *targetPlan) apply(ctx context.Context, opts Options) error {
 			return &ModifiedError{Dir: dir, Name: s.Name, Version: s.rec.Version}
 		}
 	}
+	return nil
+}
 
+func (p *targetPlan) needsStaging() bool {
+	for _, s := range p.steps {
+		if s.Action != ActionUnchanged {
+			return true
+		}
+	}
+	return false
+}
+
+// cleanup removes the staging folder, and on failure the folders prepare
+// created.
+func (p *targetPlan) cleanup() {
+	if p.staging != "" {
+		os.RemoveAll(p.staging)
+	}
+	if !p.done && p.created != "" {
+		removeEmptyDirs(p.created)
+	}
+}
+
+// commit swaps the staged skills into place and saves the record.
+func (p *targetPlan) commit(ctx context.Context, opts Options) error {
+	staging, dirty := p.staging, false
 	for _, s := range p.steps {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -346,11 +400,11 @@ func (p *targetPlan) apply(ctx context.Context, opts Options) error {
 			if err := p.put(staging, s, dir); err != nil {
 				return err
 			}
-			t, err := HashTree(dir) // stat fingerprint of the final place
+			st, err := StatTree(dir) // fingerprint of the final place
 			if err != nil {
 				return err
 			}
-			p.rec.Skills[s.Name] = recordFor(s.skill, staged[s.Name], t.Stat)
+			p.rec.Skills[s.Name] = recordFor(s.skill, p.staged[s.Name], st)
 		case ActionRepair:
 			t, err := HashTree(dir)
 			if err != nil {
@@ -358,9 +412,9 @@ func (p *targetPlan) apply(ctx context.Context, opts Options) error {
 			}
 			p.rec.Skills[s.Name] = recordFor(s.skill, t, t.Stat)
 		case ActionUnchanged:
-			if p.rec.Skills[s.Name].Repository != s.skill.Repository || p.rec.Skills[s.Name].Version != s.skill.Version {
-				p.rec.Skills[s.Name].Repository = s.skill.Repository
-				p.rec.Skills[s.Name].Version = s.skill.Version
+			if r := p.rec.Skills[s.Name]; r.Repository != s.skill.Repository || r.Version != s.skill.Version {
+				r.Repository, r.Version = s.skill.Repository, s.skill.Version
+				dirty = true
 			}
 		case ActionRemove:
 			if err := removeSkill(staging, dir, s.rec, opts.Force); err != nil {
@@ -371,6 +425,10 @@ func (p *targetPlan) apply(ctx context.Context, opts Options) error {
 		if s.Action != ActionUnchanged && opts.Log != nil {
 			fmt.Fprintf(opts.Log, "%s %s %s in %s\n", s.Action, s.Name, firstNonEmpty(s.Version, s.From), p.dir)
 		}
+	}
+	p.done = true
+	if !p.needsStaging() && !dirty {
+		return nil // nothing changed; leave the record's bytes alone
 	}
 	return p.rec.Write(p.dir)
 }

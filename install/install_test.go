@@ -1,0 +1,334 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillpm/skillpm/lockfile"
+)
+
+// dirSource materialises skills from folders keyed by manifest digest.
+type dirSource struct {
+	byManifest map[string]map[string]string // manifest -> relpath -> content
+	calls      int
+}
+
+func (d *dirSource) Materialize(_ context.Context, s lockfile.Skill, dir string) error {
+	d.calls++
+	files, ok := d.byManifest[s.Manifest]
+	if !ok {
+		return errors.New("no such manifest " + s.Manifest)
+	}
+	for rel, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func skillFiles(name, version string) map[string]string {
+	return map[string]string{
+		"SKILL.md":       "---\nname: " + name + "\ndescription: d\nversion: " + version + "\n---\nbody " + version + "\n",
+		"scripts/run.sh": "echo " + version + "\n",
+	}
+}
+
+type fixture struct {
+	t       *testing.T
+	project string
+	targets []string
+	src     *dirSource
+}
+
+func newFixture(t *testing.T) *fixture {
+	p := t.TempDir()
+	return &fixture{t: t, project: p,
+		targets: []string{filepath.Join(p, ".claude/skills"), filepath.Join(p, ".agents/skills")},
+		src:     &dirSource{byManifest: map[string]map[string]string{}}}
+}
+
+// lock returns a lock with the given name@version skills, registering
+// their contents with the source.
+func (f *fixture) lock(specs ...string) *lockfile.File {
+	l := &lockfile.File{}
+	for _, s := range specs {
+		name, v, _ := strings.Cut(s, "@")
+		m := "sha256:" + strings.Repeat("0", 50) + name[:1] + strings.ReplaceAll(v, ".", "")
+		f.src.byManifest[m] = skillFiles(name, v)
+		l.Skills = append(l.Skills, lockfile.Skill{Name: name, Version: v, Repository: "oci:/r/" + name, Manifest: m})
+	}
+	return l
+}
+
+func (f *fixture) sync(l *lockfile.File, force bool) (*Result, error) {
+	return Sync(context.Background(), l, Options{Targets: f.targets, Source: f.src, Force: force})
+}
+
+func (f *fixture) mustSync(l *lockfile.File) *Result {
+	f.t.Helper()
+	res, err := f.sync(l, false)
+	if err != nil {
+		f.t.Fatalf("Sync: %v", err)
+	}
+	return res
+}
+
+func (f *fixture) read(rel string) string {
+	f.t.Helper()
+	b, err := os.ReadFile(filepath.Join(f.project, rel))
+	if err != nil {
+		f.t.Fatalf("read %s: %v", rel, err)
+	}
+	return string(b)
+}
+
+// snapshot lists every path under the project with its content, to prove
+// a failed run wrote nothing.
+func (f *fixture) snapshot() string {
+	var lines []string
+	filepath.Walk(f.project, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(f.project, p)
+		if strings.HasPrefix(rel, ".skillpm") {
+			return nil
+		}
+		line := rel
+		if fi.Mode().IsRegular() {
+			b, _ := os.ReadFile(p)
+			line += "=" + string(b)
+		}
+		lines = append(lines, line)
+		return nil
+	})
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+func TestSyncInstallUpdateRemove(t *testing.T) {
+	f := newFixture(t)
+	res := f.mustSync(f.lock("alpha@1.0.0", "beta@2.0.0"))
+	if got, want := res.Count(ActionInstall), 4; got != want {
+		t.Fatalf("installs = %d; want %d (%+v)", got, want, res.Changes)
+	}
+	if got := f.read(".agents/skills/alpha/scripts/run.sh"); got != "echo 1.0.0\n" {
+		t.Errorf("alpha script = %q; want version 1.0.0", got)
+	}
+
+	res = f.mustSync(f.lock("alpha@1.0.0", "beta@2.0.0"))
+	if got, want := res.Count(ActionUnchanged), 4; got != want {
+		t.Errorf("second run unchanged = %d; want %d (%+v)", got, want, res.Changes)
+	}
+
+	res = f.mustSync(f.lock("alpha@1.1.0"))
+	if got, want := res.Count(ActionUpdate), 2; got != want {
+		t.Errorf("updates = %d; want %d", got, want)
+	}
+	if got, want := res.Count(ActionRemove), 2; got != want {
+		t.Errorf("removes = %d; want %d", got, want)
+	}
+	if got := f.read(".claude/skills/alpha/SKILL.md"); !strings.Contains(got, "body 1.1.0") {
+		t.Errorf("alpha not updated: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(f.project, ".claude/skills/beta")); !os.IsNotExist(err) {
+		t.Errorf("beta still installed: %v", err)
+	}
+	for _, tg := range f.targets {
+		ents, _ := os.ReadDir(tg)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".skillpm-staging") || strings.HasSuffix(e.Name(), ".skillpm-old") {
+				t.Errorf("leftover %s in %s", e.Name(), tg)
+			}
+		}
+	}
+}
+
+func TestSyncRefusesHandAuthored(t *testing.T) {
+	f := newFixture(t)
+	mine := filepath.Join(f.project, ".agents/skills/alpha")
+	os.MkdirAll(mine, 0o755)
+	os.WriteFile(filepath.Join(mine, "SKILL.md"), []byte("---\nname: alpha\ndescription: mine\n---\n"), 0o644)
+	before := f.snapshot()
+
+	for _, force := range []bool{false, true} {
+		_, err := f.sync(f.lock("alpha@1.0.0", "beta@1.0.0"), force)
+		var he *HandAuthoredError
+		if !errors.As(err, &he) {
+			t.Fatalf("force=%v: err = %v; want HandAuthoredError", force, err)
+		}
+		if !strings.Contains(err.Error(), mine) || !strings.Contains(err.Error(), "oci:/r/alpha") {
+			t.Errorf("error %q should name the folder and the locked skill", err)
+		}
+		if got := f.snapshot(); got != before {
+			t.Errorf("force=%v: a refused run changed files:\n%s\nwant\n%s", force, got, before)
+		}
+	}
+}
+
+func TestSyncEditedManagedSkill(t *testing.T) {
+	f := newFixture(t)
+	f.mustSync(f.lock("alpha@1.0.0"))
+	edited := filepath.Join(f.project, ".claude/skills/alpha/SKILL.md")
+	os.WriteFile(edited, []byte("my edits"), 0o644)
+
+	_, err := f.sync(f.lock("alpha@1.1.0"), false)
+	var me *ModifiedError
+	if !errors.As(err, &me) {
+		t.Fatalf("update over edits: err = %v; want ModifiedError", err)
+	}
+	if got := f.read(".claude/skills/alpha/SKILL.md"); got != "my edits" {
+		t.Errorf("edits clobbered: %q", got)
+	}
+	// The same version, edited, is refused too.
+	if _, err := f.sync(f.lock("alpha@1.0.0"), false); !errors.As(err, &me) {
+		t.Fatalf("reinstall over edits: err = %v; want ModifiedError", err)
+	}
+	if _, err := f.sync(f.lock("alpha@1.1.0"), true); err != nil {
+		t.Fatalf("--force: %v", err)
+	}
+	if got := f.read(".claude/skills/alpha/SKILL.md"); !strings.Contains(got, "1.1.0") {
+		t.Errorf("--force did not replace: %q", got)
+	}
+}
+
+func TestSyncRemoveKeepsUserFilesWithForce(t *testing.T) {
+	f := newFixture(t)
+	f.mustSync(f.lock("alpha@1.0.0"))
+	notes := filepath.Join(f.project, ".claude/skills/alpha/notes.txt")
+	os.WriteFile(notes, []byte("mine"), 0o644)
+	if _, err := f.sync(f.lock(), false); err == nil {
+		t.Fatal("removing an edited skill without --force succeeded")
+	}
+	if _, err := f.sync(f.lock(), true); err != nil {
+		t.Fatalf("remove --force: %v", err)
+	}
+	if _, err := os.Stat(notes); err != nil {
+		t.Errorf("user file removed: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(f.project, ".claude/skills/alpha/SKILL.md")); !os.IsNotExist(err) {
+		t.Errorf("managed file kept: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(f.project, ".agents/skills/alpha")); !os.IsNotExist(err) {
+		t.Errorf("unedited copy kept: %v", err)
+	}
+}
+
+func TestSyncRepairsAfterLostRecord(t *testing.T) {
+	f := newFixture(t)
+	l := f.lock("alpha@1.0.0")
+	f.mustSync(l)
+	// A crash after the swap but before the record was saved, a corrupt
+	// record, and a leftover staging folder.
+	os.WriteFile(filepath.Join(f.targets[0], RecordName), []byte("{corrupt"), 0o644)
+	os.Remove(filepath.Join(f.targets[1], RecordName))
+	os.MkdirAll(filepath.Join(f.targets[0], stagingPrefix+"123/alpha"), 0o755)
+
+	res := f.mustSync(l)
+	if got, want := res.Count(ActionRepair), 2; got != want {
+		t.Fatalf("repairs = %d; want %d (%+v)", got, want, res.Changes)
+	}
+	if _, err := os.Stat(filepath.Join(f.targets[0], stagingPrefix+"123")); !os.IsNotExist(err) {
+		t.Errorf("leftover staging not cleaned: %v", err)
+	}
+	res = f.mustSync(l)
+	if got, want := res.Count(ActionUnchanged), 2; got != want {
+		t.Errorf("after repair unchanged = %d; want %d", got, want)
+	}
+}
+
+func TestSyncFailedSourceWritesNothing(t *testing.T) {
+	f := newFixture(t)
+	f.mustSync(f.lock("alpha@1.0.0"))
+	before := f.snapshot()
+	l := f.lock("alpha@1.1.0", "beta@1.0.0")
+	delete(f.src.byManifest, l.Skills[1].Manifest) // beta cannot be fetched
+	if _, err := f.sync(l, false); err == nil {
+		t.Fatal("Sync with an unfetchable skill succeeded")
+	}
+	if got := f.snapshot(); got != before {
+		t.Errorf("failed run changed files:\n%s\nwant\n%s", got, before)
+	}
+}
+
+func TestDryRunChangesNothing(t *testing.T) {
+	f := newFixture(t)
+	before := f.snapshot()
+	res, err := Sync(context.Background(), f.lock("alpha@1.0.0"), Options{Targets: f.targets, Source: f.src, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.Count(ActionInstall), 2; got != want {
+		t.Errorf("planned installs = %d; want %d", got, want)
+	}
+	if got := f.snapshot(); got != before || f.src.calls != 0 {
+		t.Errorf("dry run wrote files or fetched (%d calls)", f.src.calls)
+	}
+}
+
+func TestDiscoverPrecedence(t *testing.T) {
+	f := newFixture(t)
+	f.mustSync(f.lock("alpha@1.0.0"))
+	home := t.TempDir()
+	for _, d := range []string{filepath.Join(home, ".claude/skills/beta"), filepath.Join(f.project, "skills/beta"), filepath.Join(f.project, "skills/.hidden"), filepath.Join(f.project, "skills/nofile")} {
+		os.MkdirAll(d, 0o755)
+		if !strings.HasSuffix(d, "nofile") {
+			os.WriteFile(filepath.Join(d, "SKILL.md"), []byte("x"), 0o644)
+		}
+	}
+	entries := Discover(SearchDirs(f.project, home))
+	var got []string
+	for _, e := range entries {
+		s := e.Root.Rel + "/" + e.Name
+		if e.Effective {
+			s += " effective"
+		}
+		if e.Managed {
+			s += " managed@" + e.Version
+		}
+		got = append(got, s)
+	}
+	want := []string{
+		"~/.claude/skills/beta",
+		"skills/beta effective",
+		".claude/skills/alpha managed@1.0.0",
+		".agents/skills/alpha effective managed@1.0.0",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Discover =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	eff := Effective(entries)
+	if len(eff) != 2 || len(eff[0].Shadows) != 1 || eff[1].Name != "beta" {
+		t.Errorf("Effective = %+v", eff)
+	}
+}
+
+func TestLockSerialises(t *testing.T) {
+	dir := t.TempDir()
+	l1, err := Acquire(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := Acquire(ctx, dir); err == nil {
+		t.Fatal("second Acquire succeeded while the first holds the lock")
+	}
+	l1.Unlock()
+	l2, err := Acquire(context.Background(), dir)
+	if err != nil {
+		t.Fatalf("Acquire after Unlock: %v", err)
+	}
+	l2.Unlock()
+}
