@@ -219,7 +219,7 @@ func (m *Manifest) Set(name, constraint string) {
 			if v.Kind == yaml.MappingNode {
 				setMapValue(v, "version", constraint)
 			} else {
-				*v = yaml.Node{Kind: yaml.ScalarNode, Value: constraint}
+				v.Kind, v.Tag, v.Value, v.Style, v.Content = yaml.ScalarNode, "!!str", constraint, quoteStyle(constraint), nil
 			}
 			return
 		}
@@ -280,7 +280,8 @@ func (m *Manifest) skillsNode() *yaml.Node {
 func setMapValue(n *yaml.Node, key, value string) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == key {
-			n.Content[i+1] = &yaml.Node{Kind: yaml.ScalarNode, Value: value, Style: quoteStyle(value)}
+			v := n.Content[i+1]
+			v.Kind, v.Tag, v.Value, v.Style, v.Content = yaml.ScalarNode, "!!str", value, quoteStyle(value), nil
 			return
 		}
 	}

@@ -1,0 +1,79 @@
+package lockfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func sample() *File {
+	return &File{Inputs: "sha256:abc", Skills: []Skill{
+		{Name: "zeta", Version: "1.0.0", Repository: "oci:/r/zeta", Manifest: "sha256:2", Content: "sha256:c2", Dependencies: []string{"b", "a", "a"}},
+		{Name: "alpha", Version: "2.1.0", Repository: "ghcr.io/acme/skills/alpha", Manifest: "sha256:1", Content: "sha256:c1", Requested: true},
+	}}
+}
+
+func TestMarshalIsCanonical(t *testing.T) {
+	a, err := sample().Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := sample()
+	f.Skills[0], f.Skills[1] = f.Skills[1], f.Skills[0]
+	f.Skills[1].Dependencies = []string{"a", "b"}
+	b, _ := f.Marshal()
+	if string(a) != string(b) {
+		t.Errorf("same lock, different bytes:\n%s\n---\n%s", a, b)
+	}
+	if i, j := strings.Index(string(a), "name: alpha"), strings.Index(string(a), "name: zeta"); i < 0 || j < i {
+		t.Errorf("entries not sorted by name:\n%s", a)
+	}
+	if strings.Count(string(a), "- a\n") != 1 {
+		t.Errorf("dependencies not deduplicated:\n%s", a)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	p := filepath.Join(t.TempDir(), FileName)
+	if err := Write(p, sample()); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Find("zeta"); got == nil || got.Content != "sha256:c2" || len(got.Dependencies) != 2 {
+		t.Errorf("Find(zeta) = %+v", got)
+	}
+	if f.Find("nope") != nil {
+		t.Error("Find(nope) found something")
+	}
+	again, _ := f.Marshal()
+	orig, _ := os.ReadFile(p)
+	if string(again) != string(orig) {
+		t.Errorf("read+write changed bytes")
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Read(filepath.Join(dir, FileName)); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing lock: err = %v; want ErrNotFound", err)
+	}
+	for name, body := range map[string]string{
+		"garbage":    "{{{",
+		"version":    "lockVersion: 9\nskills: []\n",
+		"incomplete": "lockVersion: 1\nskills:\n- name: a\n",
+		"unsorted":   "lockVersion: 1\nskills:\n- {name: b, version: 1.0.0, repository: r, manifest: 'sha256:1'}\n- {name: a, version: 1.0.0, repository: r, manifest: 'sha256:1'}\n",
+		"unknown":    "lockVersion: 1\nsurprise: 1\n",
+	} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		_, err := Read(p)
+		if err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: err = %v; want an error naming %s", name, err, p)
+		}
+	}
+}
