@@ -1,0 +1,317 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/skillpm/skillpm/skill"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Stamp is the cheap identity of one file: its size and modification time.
+// A missing file has Size -1.
+type Stamp struct {
+	Size    int64 `json:"s"`
+	ModTime int64 `json:"m"` // Unix nanoseconds
+}
+
+// Fingerprint identifies the state of a skill folder well enough to tell
+// that its metadata has not changed, without reading any file: the stamps
+// of SKILL.md and tools.json and the folder's own modification time (which
+// moves when a file is added, removed or renamed in it).
+type Fingerprint struct {
+	SkillMD   Stamp `json:"md"`
+	ToolsJSON Stamp `json:"tj"`
+	Dir       int64 `json:"d"`
+}
+
+// FingerprintOf stats dir, its SKILL.md and its tools.json.
+func FingerprintOf(dir string) (Fingerprint, error) {
+	var fp Fingerprint
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fp, err
+	}
+	fp.Dir = fi.ModTime().UnixNano()
+	if fp.SkillMD, err = stamp(filepath.Join(dir, skill.FileName)); err != nil {
+		return fp, err
+	}
+	if fp.SkillMD.Size < 0 {
+		return fp, fmt.Errorf("%s: %w", filepath.Join(dir, skill.FileName), fs.ErrNotExist)
+	}
+	fp.ToolsJSON, err = stamp(filepath.Join(dir, skill.ToolsFileName))
+	return fp, err
+}
+
+func stamp(path string) (Stamp, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Stamp{Size: -1}, nil
+	}
+	if err != nil {
+		return Stamp{}, err
+	}
+	return Stamp{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, nil
+}
+
+// Skill is the metadata of one installed skill that listing commands need:
+// everything but the body.
+type Skill struct {
+	Name        string       `json:"name"`
+	Description string       `json:"description"`
+	Version     string       `json:"version,omitempty"`
+	Tools       []skill.Tool `json:"tools,omitempty"`
+	// Secrets are the names of the environment variables the skill declares.
+	Secrets []string `json:"secrets,omitempty"`
+}
+
+// FromSkill extracts the indexed metadata of a loaded skill.
+func FromSkill(s *skill.Skill) Skill {
+	m := Skill{
+		Name:        s.Frontmatter.Name,
+		Description: s.Frontmatter.Description,
+		Version:     s.Frontmatter.Version,
+		Tools:       s.Tools,
+	}
+	for _, sec := range s.Frontmatter.Secrets {
+		if sec.Name != "" {
+			m.Secrets = append(m.Secrets, sec.Name)
+		}
+	}
+	return m
+}
+
+// Record is the value stored under a skill folder's path.
+type Record struct {
+	Fingerprint Fingerprint `json:"fp"`
+	Skill       Skill       `json:"skill"`
+}
+
+// Options configures [Installed]. The zero value is ready to use.
+type Options struct {
+	// Timeout bounds the wait for the index file's lock. If <= 0,
+	// DefaultTimeout (100ms) is used.
+	Timeout time.Duration
+	// Workers bounds how many skills are parsed at once on a miss. If <= 0,
+	// GOMAXPROCS is used.
+	Workers int
+	// ReadOnly leaves the index file untouched: misses are parsed but not
+	// written back.
+	ReadOnly bool
+	// Load parses one skill folder. Default: skill.Load.
+	Load func(dir string) (*skill.Skill, error)
+}
+
+// Result is the metadata of one skill folder, or why it has none.
+type Result struct {
+	Dir    string
+	Skill  Skill
+	Err    error // the folder could not be read as a skill
+	Cached bool  // the metadata came from the index
+}
+
+// Stats says how the index served a call to [Installed].
+type Stats struct {
+	Hits, Misses int
+	// ReadErr is why the index could not be read (missing, locked, corrupt,
+	// other format); every folder was then a miss.
+	ReadErr error
+	// Wrote reports that misses were written back; WriteErr is why they
+	// were not, when there were some.
+	Wrote    bool
+	WriteErr error
+	// Rebuilt reports that a corrupt index file was replaced.
+	Rebuilt bool
+}
+
+// Installed returns the metadata of each skill folder in dirs (absolute
+// paths), in the same order, from the index at path when the folder's
+// fingerprint matches and by parsing it otherwise. Parsed metadata is
+// written back unless opts.ReadOnly. An empty path disables the index.
+//
+// Installed never fails as a whole: a folder that cannot be parsed has Err
+// set, and index problems only show in Stats.
+func Installed(ctx context.Context, path string, dirs []string, opts Options) ([]Result, Stats) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.Load == nil {
+		opts.Load = skill.Load
+	}
+	res := make([]Result, len(dirs))
+	fps := make([]Fingerprint, len(dirs))
+	for i, d := range dirs {
+		res[i].Dir = d
+		fps[i], res[i].Err = FingerprintOf(d)
+	}
+
+	var st Stats
+	if path == "" {
+		st.ReadErr = errors.New("index disabled")
+	} else {
+		st.ReadErr = lookup(path, opts.Timeout, res, fps)
+	}
+
+	var miss []int
+	for i := range res {
+		switch {
+		case res[i].Cached:
+			st.Hits++
+		case res[i].Err == nil:
+			miss = append(miss, i)
+		}
+	}
+	st.Misses = len(miss)
+	parse(ctx, res, miss, opts)
+
+	corrupt := errors.Is(st.ReadErr, ErrCorrupt)
+	if path == "" || opts.ReadOnly || ctx.Err() != nil || (len(miss) == 0 && !corrupt) {
+		return res, st
+	}
+	recs := map[string]Record{}
+	for _, i := range miss {
+		if res[i].Err == nil {
+			recs[res[i].Dir] = Record{Fingerprint: fps[i], Skill: res[i].Skill}
+		}
+	}
+	st.Rebuilt, st.WriteErr = store(path, opts.Timeout, recs, corrupt)
+	st.Wrote = st.WriteErr == nil
+	return res, st
+}
+
+// lookup fills res[i] from the index where the stored fingerprint equals
+// fps[i]. It returns why the index could not be read, or nil.
+func lookup(path string, timeout time.Duration, res []Result, fps []Fingerprint) error {
+	db, err := openDB(path, true, timeout)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return view(db, func(tx *bolt.Tx) error {
+		if err := checkFormat(tx); err != nil {
+			return err
+		}
+		b := tx.Bucket(BucketInstalled)
+		if b == nil {
+			return fmt.Errorf("%w: no installed bucket", ErrFormat)
+		}
+		for i := range res {
+			if res[i].Err != nil {
+				continue
+			}
+			v := b.Get([]byte(res[i].Dir))
+			if v == nil {
+				continue
+			}
+			var rec Record
+			if json.Unmarshal(v, &rec) != nil || rec.Fingerprint != fps[i] {
+				continue
+			}
+			res[i].Skill, res[i].Cached = rec.Skill, true
+		}
+		return nil
+	})
+}
+
+// parse loads the skills at the indexes miss, in parallel.
+func parse(ctx context.Context, res []Result, miss []int, opts Options) {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(miss))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				s, err := opts.Load(res[i].Dir)
+				if err != nil {
+					res[i].Err = err
+					continue
+				}
+				res[i].Skill = FromSkill(s)
+			}
+		})
+	}
+	for _, i := range miss {
+		if ctx.Err() != nil {
+			res[i].Err = ctx.Err()
+			continue
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// store writes recs in one transaction, replacing a corrupt file first. It
+// also drops records of folders that no longer hold a SKILL.md.
+func store(path string, timeout time.Duration, recs map[string]Record, corrupt bool) (rebuilt bool, err error) {
+	if corrupt {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return false, fmt.Errorf("remove corrupt index: %w", err)
+		}
+		rebuilt = true
+	}
+	db, err := openDB(path, false, timeout)
+	if errors.Is(err, ErrCorrupt) && !rebuilt { // damaged since we read it
+		if rerr := os.Remove(path); rerr != nil {
+			return false, fmt.Errorf("remove corrupt index: %w", rerr)
+		}
+		rebuilt = true
+		db, err = openDB(path, false, timeout)
+	}
+	if err != nil {
+		return rebuilt, err
+	}
+	defer db.Close()
+	err = update(db, func(tx *bolt.Tx) error {
+		if err := prepare(tx); err != nil {
+			return err
+		}
+		b := tx.Bucket(BucketInstalled)
+		for dir, rec := range recs {
+			v, err := json.Marshal(rec)
+			if err != nil {
+				return err
+			}
+			if err := b.Put([]byte(dir), v); err != nil {
+				return err
+			}
+		}
+		return prune(b)
+	})
+	if err != nil {
+		return rebuilt, fmt.Errorf("write index: %w", err)
+	}
+	return rebuilt, nil
+}
+
+// prune deletes the records of folders that no longer hold a SKILL.md.
+func prune(b *bolt.Bucket) error {
+	var gone [][]byte
+	err := b.ForEach(func(k, _ []byte) error {
+		if _, err := os.Stat(filepath.Join(string(k), skill.FileName)); errors.Is(err, fs.ErrNotExist) {
+			gone = append(gone, append([]byte(nil), k...))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range gone {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
