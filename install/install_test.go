@@ -332,3 +332,22 @@ func TestLockSerialises(t *testing.T) {
 	}
 	l2.Unlock()
 }
+
+func TestStatus(t *testing.T) {
+	f := newFixture(t)
+	f.mustSync(f.lock("alpha@1.0.0", "beta@1.0.0"))
+	os.WriteFile(filepath.Join(f.targets[0], "alpha/SKILL.md"), []byte("edited"), 0o644)
+	os.RemoveAll(filepath.Join(f.targets[1], "beta"))
+	st, err := Status(f.targets, f.lock("alpha@1.0.0", "beta@1.1.0", "gamma@1.0.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range st {
+		got = append(got, filepath.Base(filepath.Dir(s.Target))+"/"+s.Name+"="+string(s.State))
+	}
+	want := ".agents/alpha=ok .agents/beta=missing .agents/gamma=not-installed .claude/alpha=modified .claude/beta=outdated .claude/gamma=not-installed"
+	if strings.Join(got, " ") != want {
+		t.Errorf("Status = %s\nwant %s", strings.Join(got, " "), want)
+	}
+}

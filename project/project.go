@@ -304,3 +304,24 @@ func (m *Manifest) Marshal() ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// SetRegistry makes a wanted skill resolve from prefix instead of the
+// project default.
+func (m *Manifest) SetRegistry(name, prefix string) {
+	w := m.Skills[name]
+	w.Registry = prefix
+	m.Skills[name] = w
+	skills := m.skillsNode()
+	for i := 0; i+1 < len(skills.Content); i += 2 {
+		if skills.Content[i].Value == name {
+			v := skills.Content[i+1]
+			if v.Kind != yaml.MappingNode {
+				c := v.Value
+				*v = yaml.Node{Kind: yaml.MappingNode}
+				setMapValue(v, "version", c)
+			}
+			setMapValue(v, "registry", prefix)
+			return
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package install
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/skillpm/skillpm/lockfile"
+)
+
+// State is the condition of one managed skill in one target.
+type State string
+
+// States.
+const (
+	StateOK           State = "ok"
+	StateModified     State = "modified"      // files differ from what was installed
+	StateMissing      State = "missing"       // recorded but the folder is gone
+	StateOutdated     State = "outdated"      // installed version differs from the lock
+	StateNotInstalled State = "not-installed" // locked but not installed
+	StateExtra        State = "extra"         // installed but no longer locked
+)
+
+// SkillStatus is one row of Status.
+type SkillStatus struct {
+	Target  string `json:"target"`
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+	State   State  `json:"state"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// Status compares every target's managed skills with their record (edits)
+// and with lock (which may be nil), reading contents only where the stat
+// fingerprint changed.
+func Status(targets []string, lock *lockfile.File) ([]SkillStatus, error) {
+	var out []SkillStatus
+	for _, t := range targets {
+		rec, _ := ReadRecord(t)
+		seen := map[string]bool{}
+		for name, r := range rec.Skills {
+			seen[name] = true
+			s := SkillStatus{Target: t, Name: name, Version: r.Version, State: StateOK}
+			dir := filepath.Join(t, name)
+			if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+				s.State, s.Detail = StateMissing, "the folder was deleted; 'skillpm install' restores it"
+			} else if edited, _, err := modified(dir, r); err != nil {
+				return nil, err
+			} else if edited {
+				s.State, s.Detail = StateModified, "local edits; 'skillpm install --force' discards them"
+			} else if lock != nil {
+				if l := lock.Find(name); l == nil {
+					s.State, s.Detail = StateExtra, "no longer in skills.lock; 'skillpm install' removes it"
+				} else if l.Manifest != r.Manifest {
+					s.State, s.Detail = StateOutdated, "the lock wants "+l.Version+"; run 'skillpm install'"
+				}
+			}
+			out = append(out, s)
+		}
+		if lock != nil {
+			for _, l := range lock.Skills {
+				if !seen[l.Name] {
+					out = append(out, SkillStatus{Target: t, Name: l.Name, Version: l.Version, State: StateNotInstalled, Detail: "run 'skillpm install'"})
+				}
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Target != out[j].Target {
+			return out[i].Target < out[j].Target
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, nil
+}
