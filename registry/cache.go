@@ -1,0 +1,185 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// Cache is a content-addressed store of manifests and blobs: an OCI image
+// layout folder (blobs/sha256/<hex>) any OCI tool can read. Writes are
+// atomic (temporary file, then rename), so concurrent processes may
+// share one. Every read is checked against its digest.
+type Cache struct {
+	dir string
+}
+
+// OpenCache opens or creates the cache in dir.
+func OpenCache(dir string) (*Cache, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "blobs", "sha256"), 0o755); err != nil {
+		return nil, fmt.Errorf("open cache: %w", err)
+	}
+	for name, body := range map[string]string{
+		ocispec.ImageLayoutFile: `{"imageLayoutVersion":"1.0.0"}`,
+		"index.json":            `{"schemaVersion":2,"manifests":[]}`,
+	} {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			if err := writeFileAtomic(p, []byte(body)); err != nil {
+				return nil, fmt.Errorf("open cache: %w", err)
+			}
+		}
+	}
+	return &Cache{dir: dir}, nil
+}
+
+// Dir returns the cache folder.
+func (c *Cache) Dir() string { return c.dir }
+
+func (c *Cache) path(d digest.Digest) (string, error) {
+	if err := d.Validate(); err != nil || d.Algorithm() != digest.SHA256 {
+		return "", fmt.Errorf("%w: unsupported digest %q", ErrIntegrity, d)
+	}
+	return filepath.Join(c.dir, "blobs", "sha256", d.Encoded()), nil
+}
+
+// Has reports whether the cache holds d with the given size (any size
+// when size < 0). It does not read the content.
+func (c *Cache) Has(d digest.Digest, size int64) bool {
+	p, err := c.path(d)
+	if err != nil {
+		return false
+	}
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && (size < 0 || fi.Size() == size)
+}
+
+// Open opens d for reading, with its size. The reader does not check the
+// digest: callers do (ReadAll, or Unpack with UnpackOptions.Digest).
+func (c *Cache) Open(d digest.Digest) (io.ReadCloser, int64, error) {
+	p, err := c.path(d)
+	if err != nil {
+		return nil, 0, err
+	}
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, fmt.Errorf("cache: %s: %w", d, ErrNotFound)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
+}
+
+// ReadAll returns the content of d when the cache holds it intact, at
+// most max bytes. A corrupt entry is removed and reported as
+// ErrNotFound, so the caller fetches it again.
+func (c *Cache) ReadAll(d digest.Digest, max int64) ([]byte, error) {
+	rc, size, err := c.Open(d)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	if size > max {
+		return nil, fmt.Errorf("%w: cached %s is %d bytes, over the %d byte limit", ErrIntegrity, d, size, max)
+	}
+	b, err := io.ReadAll(io.LimitReader(rc, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if digest.FromBytes(b) != d {
+		c.Delete(d)
+		return nil, fmt.Errorf("cache: %s was corrupt and was dropped: %w", d, ErrNotFound)
+	}
+	return b, nil
+}
+
+// Put stores the content read from r as d. It fails with ErrIntegrity,
+// storing nothing, when the content does not match d and size (size < 0
+// skips the size check).
+func (c *Cache) Put(ctx context.Context, d digest.Digest, size int64, r io.Reader) error {
+	p, err := c.path(d)
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), ".ingest-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	h := sha256.New()
+	src := r
+	if size >= 0 {
+		src = io.LimitReader(r, size+1)
+	}
+	n, err := io.Copy(io.MultiWriter(f, h), &ctxReader{ctx: ctx, r: src})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if size >= 0 && n != size {
+		return fmt.Errorf("%w: %s is %d bytes, its descriptor says %d", ErrIntegrity, d, n, size)
+	}
+	if got := digest.NewDigest(digest.SHA256, h); got != d {
+		return fmt.Errorf("%w: content digest is %s, want %s", ErrIntegrity, got, d)
+	}
+	return os.Rename(tmp, p)
+}
+
+// Delete drops d from the cache.
+func (c *Cache) Delete(d digest.Digest) error {
+	p, err := c.path(d)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// ctxReader stops reading when ctx is done, so Ctrl-C interrupts long
+// copies.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (r *ctxReader) Read(p []byte) (int, error) {
+	if err := r.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return r.r.Read(p)
+}
+
+func writeFileAtomic(p string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), p)
+}

@@ -1,0 +1,186 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content/oci"
+	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/credentials"
+	"oras.land/oras-go/v2/registry/remote/retry"
+)
+
+// Options configure a Client. The zero value reaches registries over
+// TLS anonymously, with no cache and default limits.
+type Options struct {
+	// PlainHTTP speaks plain HTTP to every registry; PlainHTTPHosts to
+	// the listed host[:port]s only (loopback registries). TLS otherwise.
+	PlainHTTP      bool
+	PlainHTTPHosts []string
+	// Credentials looks up registry credentials (docker's config and
+	// credential helpers: credentials.NewStoreFromDocker). nil means
+	// anonymous.
+	Credentials credentials.Store
+	// Cache holds manifests and blobs by digest. nil means no cache.
+	Cache *Cache
+	// Concurrency bounds parallel transfers. If less than or equal to 0,
+	// a default (currently 8) is used.
+	Concurrency int
+	// Limits bound what an artifact may cost to read.
+	Limits Limits
+	// UserAgent is sent with every request; "" means "skillpm".
+	UserAgent string
+	// Transport is the base HTTP transport, wrapped with retries (429,
+	// 5xx and resets, with backoff). nil means a clone of
+	// http.DefaultTransport.
+	Transport http.RoundTripper
+	// Logf, when set, receives one line per HTTP request (method, URL
+	// without query, status, time). Headers and bodies, and so
+	// credentials, are never logged.
+	Logf func(format string, args ...any)
+	// Progress, when set, is told how far each content layer download
+	// has got.
+	Progress func(Progress)
+}
+
+// Progress reports a download.
+type Progress struct {
+	Digest string
+	Done   int64
+	Total  int64
+	Final  bool // the download has finished (or failed)
+}
+
+// Client publishes, pulls and inspects skills in registries and OCI
+// layout folders. It is safe for concurrent use.
+type Client struct {
+	opts   Options
+	limits Limits
+	auth   *auth.Client
+}
+
+// NewClient returns a Client for opts.
+func NewClient(opts Options) *Client {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 8
+	}
+	if opts.UserAgent == "" {
+		opts.UserAgent = "skillpm"
+	}
+	base := opts.Transport
+	if base == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = opts.Concurrency
+		base = t
+	}
+	if opts.Logf != nil {
+		base = &logTransport{base: base, logf: opts.Logf}
+	}
+	ac := &auth.Client{
+		Client: &http.Client{Transport: retry.NewTransport(base)},
+		Cache:  auth.NewCache(),
+		Header: http.Header{"User-Agent": {opts.UserAgent}},
+	}
+	if opts.Credentials != nil {
+		ac.Credential = credentials.Credential(opts.Credentials)
+	}
+	return &Client{opts: opts, limits: opts.Limits.WithDefaults(), auth: ac}
+}
+
+// Concurrency is the number of parallel transfers the client allows.
+func (c *Client) Concurrency() int { return c.opts.Concurrency }
+
+func (c *Client) plainHTTP(host string) bool {
+	return c.opts.PlainHTTP || slices.Contains(c.opts.PlainHTTPHosts, host)
+}
+
+// target is what the client needs of a repository: a registry's, or an
+// OCI layout folder.
+type target interface {
+	oras.Target
+	Tags(ctx context.Context, last string, fn func(tags []string) error) error
+}
+
+// open returns the repository ref names. A layout folder that does not
+// exist is created only when create is set; otherwise it is not found.
+func (c *Client) open(ctx context.Context, ref Reference, create bool) (target, error) {
+	if ref.IsLayout() {
+		if !create {
+			if _, err := os.Stat(filepath.Join(ref.Layout, "oci-layout")); errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%s: no OCI image layout there: %w", ref.Repo(), ErrNotFound)
+			}
+		}
+		s, err := oci.NewWithContext(ctx, ref.Layout)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", ref.Repo(), err)
+		}
+		return s, nil
+	}
+	repo, err := remote.NewRepository(ref.Registry + "/" + ref.Repository)
+	if err != nil {
+		return nil, err
+	}
+	repo.Client = c.auth
+	repo.PlainHTTP = c.plainHTTP(ref.Registry)
+	repo.MaxMetadataBytes = c.limits.MaxManifestSize
+	return repo, nil
+}
+
+// logTransport logs each request without headers or bodies.
+type logTransport struct {
+	base http.RoundTripper
+	logf func(format string, args ...any)
+}
+
+func (t *logTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	start := time.Now()
+	resp, err := t.base.RoundTrip(req)
+	u := *req.URL
+	u.RawQuery, u.User = "", nil
+	if err != nil {
+		t.logf("%s %s: %v", req.Method, u.String(), err)
+		return resp, err
+	}
+	t.logf("%s %s: %s (%s)", req.Method, u.String(), resp.Status, time.Since(start).Round(time.Millisecond))
+	return resp, nil
+}
+
+// progressReader reports reads to a Progress callback.
+type progressReader struct {
+	r     io.Reader
+	p     Progress
+	fn    func(Progress)
+	last  time.Time
+	every time.Duration
+}
+
+func (c *Client) withProgress(r io.Reader, digest string, total int64) (io.Reader, func()) {
+	if c.opts.Progress == nil {
+		return r, func() {}
+	}
+	pr := &progressReader{r: r, p: Progress{Digest: digest, Total: total}, fn: c.opts.Progress, every: 100 * time.Millisecond}
+	return pr, func() {
+		pr.p.Final = true
+		pr.fn(pr.p)
+	}
+}
+
+func (r *progressReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.p.Done += int64(n)
+	if now := time.Now(); now.Sub(r.last) >= r.every {
+		r.last = now
+		r.fn(r.p)
+	}
+	return n, err
+}

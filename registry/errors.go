@@ -1,0 +1,117 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"syscall"
+
+	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry/remote/errcode"
+)
+
+// Sentinel errors. Errors returned by this package wrap at most one of
+// them, so callers (the CLI's exit codes) can test with errors.Is.
+var (
+	// ErrNotFound: the repository, tag, version or blob does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrUnauthorized: the registry refused the credentials (or their
+	// absence).
+	ErrUnauthorized = errors.New("unauthorized")
+	// ErrNetwork: the registry could not be reached or failed (5xx,
+	// reset, timeout) after retries.
+	ErrNetwork = errors.New("registry unreachable")
+	// ErrIntegrity: content did not match its digest or size, or is
+	// larger than the limits allow.
+	ErrIntegrity = errors.New("integrity check failed")
+	// ErrUnsafeArchive: a content layer tried to write outside its
+	// target or broke an unpacking limit. Errors wrapping it are
+	// *UnsafeArchiveError.
+	ErrUnsafeArchive = errors.New("unsafe archive")
+	// ErrNotSkill: the artifact holds no skill skillpm can read (unknown
+	// media types, no SKILL.md).
+	ErrNotSkill = errors.New("not a skill artifact")
+	// ErrTagExists: publishing would move an existing version tag to
+	// different content.
+	ErrTagExists = errors.New("version already published with different content")
+	// ErrExists: the output folder of a pull exists and is not empty.
+	ErrExists = errors.New("output exists")
+)
+
+// UnsafeArchiveError names the archive entry that was refused and why.
+type UnsafeArchiveError struct {
+	Entry  string // the entry name as written in the archive; may be empty for whole-archive limits
+	Reason string // what is wrong with it
+}
+
+func (e *UnsafeArchiveError) Error() string {
+	if e.Entry == "" {
+		return "unsafe archive: " + e.Reason
+	}
+	return fmt.Sprintf("unsafe archive entry %q: %s", e.Entry, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrUnsafeArchive) true.
+func (e *UnsafeArchiveError) Is(target error) bool { return target == ErrUnsafeArchive }
+
+func unsafeEntry(name, format string, args ...any) error {
+	return &UnsafeArchiveError{Entry: name, Reason: fmt.Sprintf(format, args...)}
+}
+
+// kindError marks err as one of the sentinels without changing its
+// message.
+type kindError struct {
+	kind error
+	err  error
+}
+
+func (e *kindError) Error() string        { return e.err.Error() }
+func (e *kindError) Unwrap() error        { return e.err }
+func (e *kindError) Is(target error) bool { return target == e.kind }
+
+// classify marks errors from oras-go and net/http with this package's
+// sentinels so callers need not know about either.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, k := range []error{ErrNotFound, ErrUnauthorized, ErrNetwork, ErrIntegrity, ErrUnsafeArchive, ErrNotSkill, ErrTagExists, ErrExists} {
+		if errors.Is(err, k) {
+			return err
+		}
+	}
+	var resp *errcode.ErrorResponse
+	if errors.As(err, &resp) {
+		switch {
+		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+			return &kindError{ErrUnauthorized, err}
+		case resp.StatusCode == http.StatusNotFound:
+			return &kindError{ErrNotFound, err}
+		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+			return &kindError{ErrNetwork, err}
+		}
+		return err
+	}
+	if errors.Is(err, errdef.ErrNotFound) {
+		return &kindError{ErrNotFound, err}
+	}
+	if errors.Is(err, errdef.ErrSizeExceedsLimit) {
+		return &kindError{ErrIntegrity, err}
+	}
+	var (
+		ne net.Error
+		ue *url.Error
+	)
+	if errors.As(err, &ne) || errors.As(err, &ue) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
+		// A context cancellation surfaces as a *url.Error too; keep it
+		// recognisable as such.
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return &kindError{ErrNetwork, err}
+	}
+	return err
+}

@@ -1,0 +1,232 @@
+package registry
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// Reproducibility constants. Every content layer skillpm writes uses
+// them, so the same folder packs to the same bytes on any machine.
+var (
+	// EntryModTime is the modification time of every archive entry: the
+	// Unix epoch. File times never reach the layer, so neither
+	// checkouts nor SOURCE_DATE_EPOCH change its digest.
+	EntryModTime = time.Unix(0, 0).UTC()
+	// DefaultCreated is the org.opencontainers.image.created annotation
+	// when PackOptions.Created is zero (the CLI passes
+	// SOURCE_DATE_EPOCH when it is set).
+	DefaultCreated = time.Unix(0, 0).UTC()
+)
+
+// GzipLevel is the fixed compression level of content layers.
+const GzipLevel = gzip.DefaultCompression
+
+// LayerStats describes a written content layer.
+type LayerStats struct {
+	Digest digest.Digest // of the compressed layer
+	Size   int64         // compressed bytes
+	Files  int           // regular files, directories and symlinks
+	Bytes  int64         // bytes of regular file content
+}
+
+// WriteLayer writes the folder dir to w as a reproducible tar+gzip
+// content layer with every entry under root/ (the skill's name; "" puts
+// entries at the top). Entries are in sorted order, with mtime
+// EntryModTime, uid/gid 0, no user or group names, modes 0644 or 0755
+// (a file keeps only whether it is executable) and directories 0755;
+// the gzip header has no name or time. .git folders and the relative
+// paths in ignore are skipped. Symlinks are kept when their target is
+// relative and stays inside dir; any other symlink, and any device,
+// socket or pipe, is an error. Content is streamed: memory use does not
+// grow with the folder's size.
+func WriteLayer(ctx context.Context, w io.Writer, dir, root string, ignore ...string) (LayerStats, error) {
+	var st LayerStats
+	h := sha256.New()
+	cw := &countWriter{w: io.MultiWriter(w, h)}
+	zw, err := gzip.NewWriterLevel(cw, GzipLevel)
+	if err != nil {
+		return st, err
+	}
+	tw := tar.NewWriter(zw)
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return st, fmt.Errorf("pack %s: %w", dir, err)
+	}
+	skip := map[string]bool{}
+	for _, p := range ignore {
+		skip[filepath.ToSlash(filepath.Clean(p))] = true
+	}
+	if root != "" {
+		if err := tw.WriteHeader(dirHeader(root + "/")); err != nil {
+			return st, err
+		}
+		st.Files++
+	}
+	err = filepath.WalkDir(realDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(realDir, p)
+		if err != nil || rel == "." {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if skip[rel] || (d.IsDir() && d.Name() == ".git") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		name := path.Join(root, rel)
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch m := fi.Mode(); {
+		case m.IsDir():
+			st.Files++
+			return tw.WriteHeader(dirHeader(name + "/"))
+		case m.IsRegular():
+			st.Files++
+			st.Bytes += fi.Size()
+			return writeFile(tw, p, name, fi)
+		case m&fs.ModeSymlink != 0:
+			target, err := checkSymlink(realDir, p, rel)
+			if err != nil {
+				return err
+			}
+			st.Files++
+			return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeSymlink, Name: name, Linkname: target, Mode: 0o777, ModTime: EntryModTime})
+		default:
+			return fmt.Errorf("%s: %s is not a regular file, folder or symlink; remove it from the skill", rel, m.Type())
+		}
+	})
+	if err != nil {
+		return st, fmt.Errorf("pack %s: %w", dir, err)
+	}
+	if err := tw.Close(); err != nil {
+		return st, err
+	}
+	if err := zw.Close(); err != nil {
+		return st, err
+	}
+	st.Digest = digest.NewDigest(digest.SHA256, h)
+	st.Size = cw.n
+	return st, nil
+}
+
+func dirHeader(name string) *tar.Header {
+	return &tar.Header{Typeflag: tar.TypeDir, Name: name, Mode: 0o755, ModTime: EntryModTime}
+}
+
+func writeFile(tw *tar.Writer, p, name string, fi fs.FileInfo) error {
+	mode := int64(0o644)
+	if fi.Mode()&0o111 != 0 {
+		mode = 0o755
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	hdr := &tar.Header{Typeflag: tar.TypeReg, Name: name, Size: fi.Size(), Mode: mode, ModTime: EntryModTime}
+	if err := tw.WriteHeader(hdr); err != nil {
+		return err
+	}
+	n, err := io.Copy(tw, f)
+	if err != nil {
+		return err
+	}
+	if n != fi.Size() {
+		return fmt.Errorf("%s changed size while it was being packed", name)
+	}
+	return nil
+}
+
+// checkSymlink returns the target of the symlink at p (rel inside dir)
+// when it is relative and resolves inside dir.
+func checkSymlink(dir, p, rel string) (string, error) {
+	target, err := os.Readlink(p)
+	if err != nil {
+		return "", err
+	}
+	if filepath.IsAbs(target) || strings.HasPrefix(target, "/") {
+		return "", fmt.Errorf("%s: symlink to absolute path %q; make it relative or copy the file in", rel, target)
+	}
+	resolved, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", fmt.Errorf("%s: symlink to %q does not resolve: %w", rel, target, err)
+	}
+	if r, err := filepath.Rel(dir, resolved); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s: symlink to %q leaves the skill folder; copy the file in instead", rel, target)
+	}
+	return filepath.ToSlash(target), nil
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// hashReader hashes and counts what is read through it.
+type hashReader struct {
+	r io.Reader
+	h hash.Hash
+	n int64
+}
+
+func (r *hashReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.h.Write(p[:n])
+	r.n += int64(n)
+	return n, err
+}
+
+// spoolLayer writes the layer of dir into a temporary file in tmpDir and
+// returns its path and stats. The caller removes the file.
+func spoolLayer(ctx context.Context, dir, root, tmpDir string, ignore []string) (string, LayerStats, error) {
+	f, err := os.CreateTemp(tmpDir, "skillpm-layer-*.tar.gz")
+	if err != nil {
+		return "", LayerStats{}, err
+	}
+	st, err := WriteLayer(ctx, f, dir, root, ignore...)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", LayerStats{}, err
+	}
+	return f.Name(), st, nil
+}
+
+// layerDescriptor describes a content layer.
+func layerDescriptor(st LayerStats) ocispec.Descriptor {
+	return ocispec.Descriptor{MediaType: MediaTypeContent, Digest: st.Digest, Size: st.Size}
+}
+
+var errNoName = errors.New("SKILL.md has no valid name")

@@ -1,0 +1,162 @@
+package registry
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/opencontainers/go-digest"
+	orasregistry "oras.land/oras-go/v2/registry"
+)
+
+// LayoutPrefix starts a reference to a local OCI image layout folder.
+const LayoutPrefix = "oci:"
+
+// Reference names a skill repository and, optionally, one artifact in it.
+// It is written as oras and helm write references,
+// "registry.example.com/org/skills/pdf[:TAG|@sha256:…|@RANGE]", or as
+// "oci:PATH[:TAG|@sha256:…|@RANGE]" for an OCI image layout folder.
+type Reference struct {
+	// Layout is the folder of an OCI image layout; empty for a registry.
+	Layout string
+	// Registry is the registry host[:port]; empty for a layout.
+	Registry string
+	// Repository is the repository path inside Registry.
+	Repository string
+	// Tag is the OCI tag, with a semver "+" already written as "_".
+	Tag string
+	// Digest pins one manifest; it wins over Tag when both are set.
+	Digest digest.Digest
+	// Range is a semver constraint ("^1.2", ">=1 <2") chosen among the
+	// repository's version tags.
+	Range string
+}
+
+// ParseReference parses a registry or layout reference. A tag that is a
+// semver version with build metadata may be written with "+"; it is
+// stored as the "_" tag (Helm's rule). After "@", a value of the form
+// ALGORITHM:HEX is a digest and anything else a semver range.
+func ParseReference(s string) (Reference, error) {
+	if s == "" {
+		return Reference{}, fmt.Errorf("empty reference")
+	}
+	var r Reference
+	rest := s
+	if i := strings.LastIndex(rest, "@"); i >= 0 {
+		at := rest[i+1:]
+		rest = rest[:i]
+		if strings.Contains(at, ":") && !strings.ContainsAny(at, " <>=^~") {
+			d, err := digest.Parse(at)
+			if err != nil {
+				return Reference{}, fmt.Errorf("reference %q: invalid digest %q: %v", s, at, err)
+			}
+			r.Digest = d
+		} else {
+			if _, err := semver.NewConstraint(at); err != nil {
+				return Reference{}, fmt.Errorf("reference %q: invalid version range %q: %v", s, at, err)
+			}
+			r.Range = at
+		}
+	}
+	if layout, ok := strings.CutPrefix(rest, LayoutPrefix); ok {
+		path, tag := splitTag(layout)
+		if path == "" {
+			return Reference{}, fmt.Errorf("reference %q: missing layout path after %q", s, LayoutPrefix)
+		}
+		r.Layout, r.Tag = filepath.Clean(path), EscapeTag(tag)
+		return r, r.validTag(s)
+	}
+	repo, tag := splitTag(rest)
+	host, path, ok := strings.Cut(repo, "/")
+	if !ok || host == "" || path == "" {
+		return Reference{}, fmt.Errorf("reference %q: want REGISTRY/REPOSITORY (e.g. ghcr.io/org/skills/pdf) or oci:PATH", s)
+	}
+	r.Registry, r.Repository, r.Tag = host, path, EscapeTag(tag)
+	check := orasregistry.Reference{Registry: host, Repository: path}
+	if err := check.Validate(); err != nil {
+		return Reference{}, fmt.Errorf("reference %q: %w", s, err)
+	}
+	return r, r.validTag(s)
+}
+
+// splitTag splits "repo:tag" at a colon after the last slash.
+func splitTag(s string) (repo, tag string) {
+	i := strings.LastIndex(s, ":")
+	if i < 0 || i < strings.LastIndex(s, "/") {
+		return s, ""
+	}
+	return s[:i], s[i+1:]
+}
+
+func (r Reference) validTag(s string) error {
+	if r.Tag == "" {
+		return nil
+	}
+	check := orasregistry.Reference{Registry: "x", Repository: "x", Reference: r.Tag}
+	if err := check.ValidateReferenceAsTag(); err != nil {
+		return fmt.Errorf("reference %q: invalid tag %q", s, r.Tag)
+	}
+	if r.Range != "" {
+		return fmt.Errorf("reference %q: give a tag or a range, not both", s)
+	}
+	return nil
+}
+
+// IsLayout reports whether r names an OCI image layout folder.
+func (r Reference) IsLayout() bool { return r.Layout != "" }
+
+// Repo returns the repository without tag, digest or range.
+func (r Reference) Repo() string {
+	if r.IsLayout() {
+		return LayoutPrefix + r.Layout
+	}
+	return r.Registry + "/" + r.Repository
+}
+
+// WithTag returns r naming tag (escaped) instead of any tag, digest or
+// range.
+func (r Reference) WithTag(tag string) Reference {
+	r.Tag, r.Digest, r.Range = EscapeTag(tag), "", ""
+	return r
+}
+
+// WithDigest returns r pinned to d.
+func (r Reference) WithDigest(d digest.Digest) Reference {
+	r.Tag, r.Digest, r.Range = "", d, ""
+	return r
+}
+
+// String formats r as ParseReference reads it.
+func (r Reference) String() string {
+	s := r.Repo()
+	if r.Tag != "" {
+		s += ":" + r.Tag
+	}
+	switch {
+	case r.Digest != "":
+		s += "@" + r.Digest.String()
+	case r.Range != "":
+		s += "@" + r.Range
+	}
+	return s
+}
+
+// EscapeTag writes a version as a tag: "+" (not allowed in OCI tags)
+// becomes "_", as Helm does.
+func EscapeTag(version string) string { return strings.ReplaceAll(version, "+", "_") }
+
+// VersionFromTag returns the semver version a tag stands for, turning
+// "_" back into "+". It reports false for tags that are not strict
+// semver ("latest", "v1", "sha256-….sig" and other signature or
+// attestation tags).
+func VersionFromTag(tag string) (*semver.Version, bool) {
+	if strings.HasPrefix(tag, "sha256-") || strings.HasSuffix(tag, ".sig") || strings.HasSuffix(tag, ".att") {
+		return nil, false
+	}
+	v, err := semver.StrictNewVersion(strings.ReplaceAll(tag, "_", "+"))
+	if err != nil {
+		return nil, false
+	}
+	return v, true
+}

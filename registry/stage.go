@@ -1,0 +1,254 @@
+package registry
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// stager writes entries into a staging folder beside the destination and
+// moves the skill into place only on commit. Every write goes through an
+// os.Root, so no entry can reach outside the staging folder, whatever
+// symlinks earlier entries made.
+type stager struct {
+	dst       string
+	overwrite bool
+	staging   string   // beside dst; removed by cleanup
+	content   string   // staging/content: the archive's root
+	root      *os.Root // on content
+	created   string   // topmost ancestor of dst this stager created
+	kinds     map[string]byte
+	symlinks  []string
+	files     int
+	bytes     int64
+	committed bool
+}
+
+func newStager(dst string, overwrite bool) (*stager, error) {
+	dst = filepath.Clean(dst)
+	if fi, err := os.Lstat(dst); err == nil {
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("%w: %s exists and is not a folder", ErrExists, dst)
+		}
+		if !overwrite {
+			if entries, err := os.ReadDir(dst); err != nil || len(entries) > 0 {
+				return nil, fmt.Errorf("%w: %s is not empty", ErrExists, dst)
+			}
+		}
+	}
+	s := &stager{dst: dst, overwrite: overwrite, kinds: map[string]byte{}}
+	parent := filepath.Dir(dst)
+	s.created = topmostMissing(parent)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.staging, err = os.MkdirTemp(parent, ".skillpm-stage-*"); err != nil {
+		s.cleanup()
+		return nil, err
+	}
+	s.content = filepath.Join(s.staging, "content")
+	if err := os.Mkdir(s.content, 0o755); err != nil {
+		s.cleanup()
+		return nil, err
+	}
+	if s.root, err = os.OpenRoot(s.content); err != nil {
+		s.cleanup()
+		return nil, err
+	}
+	return s, nil
+}
+
+// topmostMissing returns the highest ancestor of p (or p) that does not
+// exist, or "".
+func topmostMissing(p string) string {
+	missing := ""
+	for {
+		if _, err := os.Lstat(p); err == nil {
+			return missing
+		}
+		missing = p
+		up := filepath.Dir(p)
+		if up == p {
+			return missing
+		}
+		p = up
+	}
+}
+
+// cleanup removes everything the stager made unless it committed.
+func (s *stager) cleanup() {
+	if s.root != nil {
+		s.root.Close()
+	}
+	if s.staging != "" {
+		os.RemoveAll(s.staging)
+	}
+	if !s.committed && s.created != "" {
+		os.RemoveAll(s.created)
+	}
+}
+
+const (
+	kindDir  = 'd'
+	kindFile = 'f'
+	kindLink = 'l'
+)
+
+func (s *stager) claim(name string, kind byte) error {
+	if prev, ok := s.kinds[name]; ok {
+		if prev == kindDir && kind == kindDir {
+			return nil
+		}
+		return unsafeEntry(name, "duplicate entry")
+	}
+	s.kinds[name] = kind
+	s.files++
+	return nil
+}
+
+func (s *stager) mkdir(name string) error {
+	if err := s.claim(name, kindDir); err != nil {
+		return err
+	}
+	return s.wrap(name, s.root.MkdirAll(name, 0o755))
+}
+
+func (s *stager) writeFile(name string, mode fs.FileMode, r io.Reader, size int64) error {
+	if err := s.claim(name, kindFile); err != nil {
+		return err
+	}
+	if dir := path.Dir(name); dir != "." {
+		if err := s.root.MkdirAll(dir, 0o755); err != nil {
+			return s.wrap(name, err)
+		}
+	}
+	f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode(mode))
+	if err != nil {
+		return s.wrap(name, err)
+	}
+	n, err := io.CopyN(f, r, size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if n < size && (err == io.EOF || err == io.ErrUnexpectedEOF) {
+			return unsafeEntry(name, "truncated: %d of %d bytes", n, size)
+		}
+		return s.wrap(name, err)
+	}
+	s.bytes += n
+	return nil
+}
+
+func (s *stager) symlink(entry, name, target string) error {
+	switch {
+	case target == "" || strings.ContainsRune(target, 0) || len(target) > maxPathLen:
+		return unsafeEntry(entry, "invalid symlink target")
+	case strings.HasPrefix(target, "/") || filepath.VolumeName(target) != "" || strings.Contains(target, `\`):
+		return unsafeEntry(entry, "symlink to absolute path %q", target)
+	}
+	if r := path.Join(path.Dir(name), target); r == ".." || strings.HasPrefix(r, "../") {
+		return unsafeEntry(entry, "symlink to %q leaves the skill", target)
+	}
+	if err := s.claim(name, kindLink); err != nil {
+		return err
+	}
+	if dir := path.Dir(name); dir != "." {
+		if err := s.root.MkdirAll(dir, 0o755); err != nil {
+			return s.wrap(name, err)
+		}
+	}
+	s.symlinks = append(s.symlinks, name)
+	return s.wrap(name, s.root.Symlink(target, name))
+}
+
+func (s *stager) hardlink(entry, name, target string) error {
+	t, err := cleanEntryName(target)
+	if err != nil || t == "" {
+		return unsafeEntry(entry, "hardlink to %q leaves the skill", target)
+	}
+	if s.kinds[t] != kindFile {
+		return unsafeEntry(entry, "hardlink to %q, which is not an earlier file in the archive", target)
+	}
+	if err := s.claim(name, kindFile); err != nil {
+		return err
+	}
+	if dir := path.Dir(name); dir != "." {
+		if err := s.root.MkdirAll(dir, 0o755); err != nil {
+			return s.wrap(name, err)
+		}
+	}
+	return s.wrap(name, s.root.Link(t, name))
+}
+
+// wrap turns an error os.Root raised for escaping into an unsafe-entry
+// error naming the entry.
+func (s *stager) wrap(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if strings.Contains(err.Error(), "escapes from parent") || strings.Contains(err.Error(), "path escapes") {
+		return unsafeEntry(name, "path leaves the target through a symlink")
+	}
+	return fmt.Errorf("unpack %s: %w", name, err)
+}
+
+// commit checks the staged tree, then renames the skill into place.
+func (s *stager) commit() (UnpackStats, error) {
+	rootName, err := findSkillRoot(s.content)
+	if err != nil {
+		return UnpackStats{}, err
+	}
+	src := filepath.Join(s.content, filepath.FromSlash(rootName))
+	if err := s.checkSymlinks(src, rootName); err != nil {
+		return UnpackStats{}, err
+	}
+	s.root.Close()
+	s.root = nil
+	if _, err := os.Lstat(s.dst); err == nil {
+		// An empty folder, or Overwrite: set it aside, then drop it.
+		old := filepath.Join(s.staging, "old")
+		if err := os.Rename(s.dst, old); err != nil {
+			return UnpackStats{}, err
+		}
+		if err := os.Rename(src, s.dst); err != nil {
+			os.Rename(old, s.dst)
+			return UnpackStats{}, err
+		}
+	} else if err := os.Rename(src, s.dst); err != nil {
+		return UnpackStats{}, err
+	}
+	s.committed = true
+	return UnpackStats{Files: s.files, Bytes: s.bytes, Root: rootName}, nil
+}
+
+// checkSymlinks makes sure every symlink under the skill root resolves,
+// on the real file system, to a path inside it.
+func (s *stager) checkSymlinks(src, rootName string) error {
+	realRoot, err := filepath.EvalSymlinks(src)
+	if err != nil {
+		return err
+	}
+	for _, name := range s.symlinks {
+		rel := name
+		if rootName != "" {
+			var ok bool
+			if rel, ok = strings.CutPrefix(name, rootName+"/"); !ok {
+				continue // outside the skill; dropped with the staging folder
+			}
+		}
+		resolved, err := filepath.EvalSymlinks(filepath.Join(src, filepath.FromSlash(rel)))
+		if err != nil {
+			return unsafeEntry(name, "symlink does not resolve inside the skill")
+		}
+		if r, err := filepath.Rel(realRoot, resolved); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return unsafeEntry(name, "symlink leaves the skill")
+		}
+	}
+	return nil
+}
