@@ -79,7 +79,17 @@ func FromSkill(s *skill.Skill) Skill {
 		Name:        s.Frontmatter.Name,
 		Description: s.Frontmatter.Description,
 		Version:     s.Frontmatter.Version,
-		Tools:       s.Tools,
+	}
+	for _, t := range s.Tools {
+		// Only the exported fields: the index stores no more, and a
+		// parsed Tool also holds the raw declaration for lint.
+		m.Tools = append(m.Tools, skill.Tool{
+			Name: t.Name, Description: t.Description,
+			InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,
+			Runtime: t.Runtime, Entrypoint: t.Entrypoint, Handler: t.Handler,
+			TimeoutSeconds: t.TimeoutSeconds, Dependencies: t.Dependencies,
+			Confirmation: t.Confirmation, Source: t.Source, Format: t.Format,
+		})
 	}
 	for _, sec := range s.Frontmatter.Secrets {
 		if sec.Name != "" {
@@ -172,15 +182,15 @@ func Installed(ctx context.Context, path string, dirs []string, opts Options) ([
 	st.Misses = len(miss)
 	parse(ctx, res, miss, opts)
 
-	corrupt := errors.Is(st.ReadErr, ErrCorrupt)
-	if path == "" || opts.ReadOnly || ctx.Err() != nil || (len(miss) == 0 && !corrupt) {
-		return res, st
-	}
 	recs := map[string]Record{}
 	for _, i := range miss {
 		if res[i].Err == nil {
 			recs[res[i].Dir] = Record{Fingerprint: fps[i], Skill: res[i].Skill}
 		}
+	}
+	corrupt := errors.Is(st.ReadErr, ErrCorrupt)
+	if path == "" || opts.ReadOnly || ctx.Err() != nil || (len(recs) == 0 && !corrupt) {
+		return res, st
 	}
 	st.Rebuilt, st.WriteErr = store(path, opts.Timeout, recs, corrupt)
 	st.Wrote = st.WriteErr == nil

@@ -1,0 +1,248 @@
+// Package agent presents the installed skills to agents: a [Catalog] of the
+// effective skills and their tools (precedence applied, tool name conflicts
+// settled and reported), the system prompt sections that list them
+// ([Catalog.PromptXML], [Catalog.PromptMarkdown]), tool definitions for MCP,
+// OpenAI and Anthropic hosts, the load_skill and use_skill tools of the
+// skills-as-tools proposal, calls to declared tools, and an MCP server that
+// serves all of it ([NewServer]).
+//
+// Metadata comes from the index (package index) when it is fresh, so
+// building a catalog of a thousand skills reads no SKILL.md; bodies are read
+// only by [Catalog.LoadSkill].
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/skillpm/skillpm/index"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/skill"
+)
+
+// Options says where to look for skills. The zero value finds nothing.
+type Options struct {
+	// Project and Home are the roots of the project and user discovery
+	// folders (install.SearchDirs); an empty one leaves its scope out.
+	Project, Home string
+	// IndexPath is the metadata index file; empty parses every skill.
+	IndexPath string
+	// Index tunes the index lookup (lock timeout, parse workers).
+	Index index.Options
+}
+
+// Skill is one effective skill.
+type Skill struct {
+	Name        string        `json:"name"` // folder name, as discovery uses it
+	Description string        `json:"description"`
+	Version     string        `json:"version,omitempty"`
+	Location    string        `json:"location"` // absolute path of SKILL.md
+	Dir         string        `json:"dir"`      // absolute skill folder
+	Scope       install.Scope `json:"scope"`    // user or project
+	Root        string        `json:"root"`     // discovery folder, as configured (".claude/skills", "~/.agents/skills")
+	Managed     bool          `json:"managed"`  // installed by skillpm
+	Shadows     []string      `json:"shadows,omitempty"`
+	Tools       []skill.Tool  `json:"tools,omitempty"`
+	Secrets     []string      `json:"secrets,omitempty"`
+}
+
+// Type returns "personal" for user-scope skills and "project" otherwise, as
+// the Skill tool contract names them.
+func (s *Skill) Type() string {
+	if s.Scope == install.ScopeUser {
+		return "personal"
+	}
+	return "project"
+}
+
+// Tool is an effective tool and the skill that declares it.
+type Tool struct {
+	skill.Tool
+	Skill *Skill
+}
+
+// SourceFile is the file that declares the tool: the skill's SKILL.md or
+// tools.json.
+func (t Tool) SourceFile() string {
+	if t.Source == skill.FromToolsJSON {
+		return filepath.Join(t.Skill.Dir, skill.ToolsFileName)
+	}
+	return t.Skill.Location
+}
+
+// Conflict is a tool name that several effective skills declare. The Skill
+// Tools spec lets the last-loaded skill win: the one later in precedence
+// order (and, within one discovery folder, later by name).
+type Conflict struct {
+	Tool   string   `json:"tool"`
+	Winner string   `json:"winner"` // skill name
+	Losers []string `json:"losers"` // skill names, in load order
+}
+
+func (c Conflict) String() string {
+	return fmt.Sprintf("tool %q is declared by skills %v and %q; %q wins (loaded last)", c.Tool, c.Losers, c.Winner, c.Winner)
+}
+
+// Problem is an effective skill folder that could not be read.
+type Problem struct {
+	Dir string `json:"dir"`
+	Err error  `json:"-"`
+}
+
+func (p Problem) Error() string { return p.Err.Error() }
+
+// Catalog is the effective installed skills and their tools.
+type Catalog struct {
+	// Skills are sorted by name.
+	Skills []*Skill
+	// Tools are the effective tools, sorted by name.
+	Tools []Tool
+	// Conflicts are sorted by tool name.
+	Conflicts []Conflict
+	// Problems are skills left out because they could not be read.
+	Problems []Problem
+	// Index says how the metadata index served the build.
+	Index index.Stats
+}
+
+// Build discovers the skills of opts' discovery folders, keeps the
+// effective ones, and reads their metadata through the index.
+func Build(ctx context.Context, opts Options) (*Catalog, error) {
+	dirs := install.SearchDirs(opts.Project, opts.Home)
+	entries := install.Discover(dirs)
+	var eff []install.Entry // precedence (load) order
+	for _, e := range entries {
+		if e.Effective {
+			eff = append(eff, e)
+		}
+	}
+	paths := make([]string, len(eff))
+	for i, e := range eff {
+		paths[i] = e.Path
+	}
+	res, st := index.Installed(ctx, opts.IndexPath, paths, opts.Index)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c := &Catalog{Index: st}
+	var loaded []*Skill
+	for i, e := range eff {
+		r := res[i]
+		if r.Err != nil {
+			c.Problems = append(c.Problems, Problem{Dir: e.Path, Err: r.Err})
+			continue
+		}
+		loaded = append(loaded, &Skill{
+			Name:        e.Name,
+			Description: r.Skill.Description,
+			Version:     r.Skill.Version,
+			Location:    filepath.Join(e.Path, skill.FileName),
+			Dir:         e.Path,
+			Scope:       e.Root.Scope,
+			Root:        e.Root.Rel,
+			Managed:     e.Managed,
+			Shadows:     e.Shadows,
+			Tools:       r.Skill.Tools,
+			Secrets:     r.Skill.Secrets,
+		})
+	}
+	c.setSkills(loaded)
+	return c, nil
+}
+
+// New builds a catalog from skills given in load order (later skills win
+// tool name conflicts). It is Build without discovery, for hosts that find
+// skills themselves and for tests.
+func New(skills []*Skill) *Catalog {
+	c := &Catalog{}
+	c.setSkills(skills)
+	return c
+}
+
+// setSkills fills Skills, Tools and Conflicts from skills in load order.
+func (c *Catalog) setSkills(loaded []*Skill) {
+	owners := map[string][]*Skill{}
+	var names []string
+	for _, s := range loaded {
+		seen := map[string]bool{}
+		for _, t := range s.Tools {
+			if t.Name == "" || seen[t.Name] {
+				continue // a duplicate within one skill is lint's business
+			}
+			seen[t.Name] = true
+			if owners[t.Name] == nil {
+				names = append(names, t.Name)
+			}
+			owners[t.Name] = append(owners[t.Name], s)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		ow := owners[n]
+		win := ow[len(ow)-1]
+		c.Tools = append(c.Tools, Tool{Tool: *win.tool(n), Skill: win})
+		if len(ow) > 1 {
+			cf := Conflict{Tool: n, Winner: win.Name}
+			for _, s := range ow[:len(ow)-1] {
+				cf.Losers = append(cf.Losers, s.Name)
+			}
+			c.Conflicts = append(c.Conflicts, cf)
+		}
+	}
+	c.Skills = append([]*Skill(nil), loaded...)
+	sort.SliceStable(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
+}
+
+func (s *Skill) tool(name string) *skill.Tool {
+	for i := range s.Tools {
+		if s.Tools[i].Name == name {
+			return &s.Tools[i]
+		}
+	}
+	return nil
+}
+
+// ErrNotFound is wrapped by the errors for unknown skills and tools.
+var ErrNotFound = errors.New("not found")
+
+// NotFoundError is an unknown skill or tool name. Available lists what
+// exists, so the message can help.
+type NotFoundError struct {
+	Kind      string // "skill" or "tool"
+	Name      string
+	Available []string
+}
+
+func (e *NotFoundError) Error() string { return fmt.Sprintf("%s %q not found", e.Kind, e.Name) }
+
+// Unwrap returns ErrNotFound.
+func (e *NotFoundError) Unwrap() error { return ErrNotFound }
+
+// Skill returns the effective skill called name.
+func (c *Catalog) Skill(name string) (*Skill, error) {
+	i := sort.Search(len(c.Skills), func(i int) bool { return c.Skills[i].Name >= name })
+	if i < len(c.Skills) && c.Skills[i].Name == name {
+		return c.Skills[i], nil
+	}
+	e := &NotFoundError{Kind: "skill", Name: name}
+	for _, s := range c.Skills {
+		e.Available = append(e.Available, s.Name)
+	}
+	return nil, e
+}
+
+// Tool returns the effective tool called name.
+func (c *Catalog) Tool(name string) (Tool, error) {
+	i := sort.Search(len(c.Tools), func(i int) bool { return c.Tools[i].Name >= name })
+	if i < len(c.Tools) && c.Tools[i].Name == name {
+		return c.Tools[i], nil
+	}
+	e := &NotFoundError{Kind: "tool", Name: name}
+	for _, t := range c.Tools {
+		e.Available = append(e.Available, t.Name)
+	}
+	return Tool{}, e
+}

@@ -1,0 +1,130 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/skillpm/skillpm/install"
+)
+
+// fixture lays out a home and a project with overlapping skills:
+//
+//	~/.claude/skills/shared      (user; shadowed by the project's)
+//	~/.claude/skills/mine        (user)
+//	skills/shared                (project, shadowed by .claude/skills)
+//	.claude/skills/shared        (project; wins "shared")
+//	.claude/skills/alpha         declares tool "fmt" and "a_only"
+//	.claude/skills/zeta          declares tool "fmt"       (same folder, later name)
+//	.agents/skills/omega         declares tool "fmt"       (later folder: wins)
+//	.agents/skills/broken        unreadable SKILL.md
+func fixture(t testing.TB) (home, project string) {
+	home, project = t.TempDir(), t.TempDir()
+	writeFiles(t, home, map[string]string{
+		".claude/skills/shared/SKILL.md": skillMD("shared", "user copy", ""),
+		".claude/skills/mine/SKILL.md":   skillMD("mine", "a personal skill", ""),
+	})
+	writeFiles(t, project, map[string]string{
+		"skills/shared/SKILL.md":         skillMD("shared", "plain copy", ""),
+		".claude/skills/shared/SKILL.md": skillMD("shared", "project copy", ""),
+		".claude/skills/alpha/SKILL.md":  skillMD("alpha", "alpha skill", toolFM("fmt", "fmt.sh")+"  - name: a_only\n    description: only alpha\n    implementation:\n      runtime: bash\n      entrypoint: a.sh\n"),
+		".claude/skills/alpha/fmt.sh":    "#!/bin/bash\necho '{\"by\":\"alpha\"}'\n",
+		".claude/skills/zeta/SKILL.md":   skillMD("zeta", "zeta skill", toolFM("fmt", "fmt.sh")),
+		".claude/skills/zeta/fmt.sh":     "#!/bin/bash\necho '{\"by\":\"zeta\"}'\n",
+		".agents/skills/omega/SKILL.md":  skillMD("omega", "omega skill", toolFM("fmt", "fmt.sh")+"secrets:\n  required:\n    - name: OMEGA_TOKEN\n      usage: env\n"),
+		".agents/skills/omega/fmt.sh":    "#!/bin/bash\nin=$(cat)\necho \"{\\\"by\\\":\\\"omega\\\",\\\"token\\\":\\\"$OMEGA_TOKEN\\\",\\\"in\\\":$in}\"\n",
+		".agents/skills/broken/SKILL.md": "no frontmatter here\n",
+	})
+	return home, project
+}
+
+func TestBuildPrecedence(t *testing.T) {
+	home, project := fixture(t)
+	c, err := Build(context.Background(), Options{Project: project, Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range c.Skills {
+		names = append(names, s.Name)
+	}
+	if want := []string{"alpha", "mine", "omega", "shared", "zeta"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("skills = %v; want %v", names, want)
+	}
+	cases := []struct {
+		name, desc string
+		scope      install.Scope
+		root       string
+		shadows    int
+	}{
+		{"shared", "project copy", install.ScopeProject, ".claude/skills", 2},
+		{"mine", "a personal skill", install.ScopeUser, "~/.claude/skills", 0},
+		{"omega", "omega skill", install.ScopeProject, ".agents/skills", 0},
+	}
+	for _, tc := range cases {
+		s, err := c.Skill(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Description != tc.desc || s.Scope != tc.scope || s.Root != tc.root || len(s.Shadows) != tc.shadows {
+			t.Errorf("%s = {%q %s %s shadows %d}; want {%q %s %s shadows %d}", tc.name, s.Description, s.Scope, s.Root, len(s.Shadows), tc.desc, tc.scope, tc.root, tc.shadows)
+		}
+		if want := filepath.Join(s.Dir, "SKILL.md"); s.Location != want || !filepath.IsAbs(s.Location) {
+			t.Errorf("%s location = %q; want %q", tc.name, s.Location, want)
+		}
+	}
+	if len(c.Problems) != 1 || !strings.Contains(c.Problems[0].Dir, "broken") {
+		t.Errorf("problems = %v; want the broken skill", c.Problems)
+	}
+	if _, err := c.Skill("nope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Skill(nope) err = %v; want ErrNotFound", err)
+	}
+}
+
+func TestBuildConflicts(t *testing.T) {
+	home, project := fixture(t)
+	c, err := Build(context.Background(), Options{Project: project, Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Conflict{{Tool: "fmt", Winner: "omega", Losers: []string{"alpha", "zeta"}}}
+	if !reflect.DeepEqual(c.Conflicts, want) {
+		t.Errorf("conflicts = %+v; want %+v", c.Conflicts, want)
+	}
+	tools := map[string]string{}
+	for _, tl := range c.Tools {
+		tools[tl.Name] = tl.Skill.Name
+	}
+	if want := map[string]string{"fmt": "omega", "a_only": "alpha"}; !reflect.DeepEqual(tools, want) {
+		t.Errorf("tools = %v; want %v", tools, want)
+	}
+	if got := c.Conflicts[0].String(); !strings.Contains(got, `"omega" wins`) {
+		t.Errorf("conflict text = %q", got)
+	}
+
+}
+
+func TestBuildUsesIndex(t *testing.T) {
+	home, project := fixture(t)
+	opts := Options{Project: project, Home: home, IndexPath: filepath.Join(t.TempDir(), "index.db")}
+	cold, err := Build(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, err := Build(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cold.Index.Hits != 0 || !cold.Index.Wrote {
+		t.Errorf("cold stats = %+v; want no hits, written", cold.Index)
+	}
+	if warm.Index.Hits != 5 || warm.Index.Misses != 1 || warm.Index.Wrote {
+		t.Errorf("warm stats = %+v; want 5 hits, 1 miss (the broken skill is never cached), no write", warm.Index)
+	}
+	if !reflect.DeepEqual(cold.Tools, warm.Tools) {
+		t.Errorf("tools differ between parse and index:\n%+v\n%+v", cold.Tools, warm.Tools)
+	}
+}

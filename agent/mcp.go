@@ -1,0 +1,117 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/skillpm/skillpm/toolrun"
+)
+
+// ServerOptions configures NewServer. The zero value is ready to use.
+type ServerOptions struct {
+	// Version is the server version reported to clients.
+	Version string
+	// Run configures every tool and script run (working directory,
+	// timeout, output cap, environment).
+	Run toolrun.Options
+	// Warn, if set, is told about tools left out of the server.
+	Warn func(msg string)
+}
+
+// NewServer returns an MCP server exposing the catalog: every effective
+// declared tool (input_schema mapped to inputSchema), plus load_skill and
+// use_skill. The skills-as-tools system prompt section is sent as the
+// server's instructions. Tool failures are tool results with isError set
+// and the error envelope (or the use_skill result, or the load_skill text)
+// as their content, never protocol errors, so the model sees them.
+//
+// A declared tool named load_skill or use_skill, or whose input schema is
+// not an object schema, is left out and reported through opts.Warn.
+func NewServer(c *Catalog, opts ServerOptions) *mcp.Server {
+	warn := opts.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "skillpm", Version: opts.Version},
+		&mcp.ServerOptions{Instructions: c.PromptMarkdown()})
+
+	for _, b := range c.Builtins() {
+		s.AddTool(&mcp.Tool{Name: b.Name, Description: b.Description, InputSchema: b.InputSchema}, c.builtinHandler(b.Name, opts.Run))
+	}
+	for _, t := range c.Tools {
+		if t.Name == LoadSkillTool || t.Name == UseSkillTool {
+			warn(fmt.Sprintf("tool %q of skill %q is not served: the name is the built-in %s tool", t.Name, t.Skill.Name, t.Name))
+			continue
+		}
+		in := InputSchema(t.InputSchema)
+		var probe struct {
+			Type any `json:"type"`
+		}
+		if json.Unmarshal(in, &probe) != nil || probe.Type != "object" {
+			warn(fmt.Sprintf("tool %q of skill %q is not served: MCP needs an input schema of type object", t.Name, t.Skill.Name))
+			continue
+		}
+		mt := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: in}
+		if len(t.OutputSchema) > 0 {
+			mt.OutputSchema = t.OutputSchema
+		}
+		s.AddTool(mt, c.toolHandler(t.Name, opts.Run))
+	}
+	return s
+}
+
+// arguments returns a call's arguments, {} when there are none.
+func arguments(req *mcp.CallToolRequest) json.RawMessage {
+	if req.Params == nil || len(req.Params.Arguments) == 0 || string(req.Params.Arguments) == "null" {
+		return json.RawMessage("{}")
+	}
+	return req.Params.Arguments
+}
+
+func textResult(text string, isErr bool) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isErr}
+}
+
+// toolHandler calls a declared tool. A JSON object result is also given as
+// structured content.
+func (c *Catalog) toolHandler(name string, run toolrun.Options) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := c.CallTool(ctx, name, arguments(req), run)
+		if res == nil { // the tool vanished: cannot happen for a served tool
+			return textResult(err.Error(), true), nil
+		}
+		r := textResult(string(res.Output), err != nil)
+		if err == nil && len(res.Output) > 0 && res.Output[0] == '{' {
+			r.StructuredContent = res.Output
+		}
+		return r, nil
+	}
+}
+
+// builtinHandler serves load_skill and use_skill.
+func (c *Catalog) builtinHandler(name string, run toolrun.Options) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct {
+			Skill  string   `json:"skill"`
+			Script string   `json:"script"`
+			Args   []string `json:"args"`
+		}
+		if err := json.Unmarshal(arguments(req), &in); err != nil {
+			return textResult(fmt.Sprintf("invalid arguments for %s: %v", name, err), true), nil
+		}
+		if name == LoadSkillTool {
+			text, err := c.LoadSkill(in.Skill)
+			return textResult(text, err != nil), nil
+		}
+		res, err := c.UseSkill(ctx, in.Skill, in.Script, in.Args, run)
+		out, merr := json.Marshal(res)
+		if merr != nil {
+			return nil, merr
+		}
+		r := textResult(string(out), err != nil)
+		r.StructuredContent = json.RawMessage(out)
+		return r, nil
+	}
+}
