@@ -1,0 +1,199 @@
+package registry
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// makeCopy writes the same skill into dir, varying everything that must
+// not reach the artifact: file order, mtimes, umask and owner.
+func makeCopy(t *testing.T, dir string, reverse bool, umask int, mtime time.Time, uid int) string {
+	t.Helper()
+	files := []struct{ path, body string }{
+		{"SKILL.md", "---\nname: pdf\ndescription: Extract text from PDF files. Use it on PDFs.\nversion: 1.2.0\n---\n\n# PDF\n\nRun scripts/extract.sh.\n"},
+		{"scripts/extract.sh", "#!/bin/sh\necho extract\n"},
+		{"references/a.md", "alpha\n"},
+		{"references/b.md", "beta\n"},
+		{"assets/z/deep.txt", "deep\n"},
+		{".git/HEAD", "ref: refs/heads/main\n"},
+	}
+	if reverse {
+		for i, j := 0, len(files)-1; i < j; i, j = i+1, j-1 {
+			files[i], files[j] = files[j], files[i]
+		}
+	}
+	old := syscall.Umask(umask)
+	defer syscall.Umask(old)
+	root := filepath.Join(dir, "pdf")
+	for _, f := range files {
+		p := filepath.Join(root, filepath.FromSlash(f.path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		mode := os.FileMode(0o666)
+		if strings.HasSuffix(p, ".sh") {
+			mode = 0o777
+		}
+		if err := os.WriteFile(p, []byte(f.body), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err == nil {
+			os.Chtimes(p, mtime, mtime)
+			if uid > 0 {
+				os.Lchown(p, uid, uid)
+			}
+		}
+		return nil
+	})
+	return root
+}
+
+func TestPackReproducible(t *testing.T) {
+	uid := 0
+	if os.Getuid() == 0 {
+		uid = 4242 // running as root: vary the owner too
+	}
+	a := makeCopy(t, t.TempDir(), false, 0o022, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), 0)
+	b := makeCopy(t, filepath.Join(t.TempDir(), "elsewhere", "deeper"), true, 0o077, time.Now(), uid)
+	pa, err := Pack(bg, a, PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pa.Close()
+	pb, err := Pack(bg, b, PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pb.Close()
+	if got, want := pb.Layer.Digest, pa.Layer.Digest; got != want {
+		t.Errorf("layer digest of the second copy = %s; want %s", got, want)
+	}
+	if got, want := pb.Manifest.Digest, pa.Manifest.Digest; got != want {
+		t.Errorf("manifest digest of the second copy = %s; want %s", got, want)
+	}
+	// And the same folder again gives the same bytes.
+	pc, err := Pack(bg, a, PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	if got, want := pc.Manifest.Digest, pa.Manifest.Digest; got != want {
+		t.Errorf("manifest digest of a second pack = %s; want %s", got, want)
+	}
+	// A different created time changes only the manifest.
+	pd, err := Pack(bg, a, PackOptions{Created: time.Unix(1700000000, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pd.Close()
+	if pd.Manifest.Digest == pa.Manifest.Digest || pd.Layer.Digest != pa.Layer.Digest {
+		t.Errorf("Created changed layer=%v manifest=%v; want only the manifest", pd.Layer.Digest != pa.Layer.Digest, pd.Manifest.Digest != pa.Manifest.Digest)
+	}
+	if !bytes.Contains(pd.ManifestJSON, []byte(`"org.opencontainers.image.created":"2023-11-14T22:13:20Z"`)) {
+		t.Errorf("manifest lacks the created annotation: %s", pd.ManifestJSON)
+	}
+}
+
+func TestPackLayerEntries(t *testing.T) {
+	dir := makeCopy(t, t.TempDir(), false, 0o022, time.Now(), 0)
+	if err := os.Chmod(filepath.Join(dir, "references/a.md"), 0o4755|os.ModeSetuid); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	st, err := WriteLayer(bg, &buf, dir, "pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zr.Name != "" || !zr.ModTime.IsZero() {
+		t.Errorf("gzip header name=%q mtime=%v; want none", zr.Name, zr.ModTime)
+	}
+	tr := tar.NewReader(zr)
+	var got []string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, h.Name+" "+strings.TrimLeft(h.FileInfo().Mode().Perm().String(), "-"))
+		if h.Uid != 0 || h.Gid != 0 || h.Uname != "" || h.Gname != "" || !h.ModTime.Equal(EntryModTime) {
+			t.Errorf("%s: uid=%d gid=%d uname=%q gname=%q mtime=%v; want 0 0 \"\" \"\" epoch", h.Name, h.Uid, h.Gid, h.Uname, h.Gname, h.ModTime)
+		}
+	}
+	want := []string{
+		"pdf/ rwxr-xr-x",
+		"pdf/SKILL.md rw-r--r--",
+		"pdf/assets/ rwxr-xr-x",
+		"pdf/assets/z/ rwxr-xr-x",
+		"pdf/assets/z/deep.txt rw-r--r--",
+		"pdf/references/ rwxr-xr-x",
+		"pdf/references/a.md rwxr-xr-x",
+		"pdf/references/b.md rw-r--r--",
+		"pdf/scripts/ rwxr-xr-x",
+		"pdf/scripts/extract.sh rwxr-xr-x",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("entries:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if st.Files != len(want) {
+		t.Errorf("Files = %d; want %d", st.Files, len(want))
+	}
+}
+
+func TestPackSymlinks(t *testing.T) {
+	tests := []struct {
+		name, target string
+		wantErr      string
+	}{
+		{"inside", "references/a.md", ""},
+		{"absolute", "/etc/passwd", "absolute path"},
+		{"escapes", "../../outside", "does not resolve"},
+		{"leaves", "../", "leaves the skill folder"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeSkill(t, t.TempDir(), "pdf", "1.0.0", map[string]string{"references/a.md": "a"})
+			if err := os.Symlink(tt.target, filepath.Join(dir, "link")); err != nil {
+				t.Fatal(err)
+			}
+			_, err := WriteLayer(bg, io.Discard, dir, "pdf")
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("WriteLayer: %v; want success", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("WriteLayer: %v; want an error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestPackRejectsBadVersion(t *testing.T) {
+	dir := writeSkill(t, t.TempDir(), "pdf", "1.0", nil)
+	if _, err := Pack(bg, dir, PackOptions{}); err == nil || !strings.Contains(err.Error(), "not semver") {
+		t.Errorf("Pack with version 1.0: %v; want a semver error", err)
+	}
+	p, err := Pack(bg, dir, PackOptions{Version: "1.0.1+build.7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if got, want := p.Config.Version, "1.0.1+build.7"; got != want {
+		t.Errorf("Config.Version = %q; want %q", got, want)
+	}
+}

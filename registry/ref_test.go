@@ -1,0 +1,89 @@
+package registry
+
+import (
+	"testing"
+)
+
+func TestParseReference(t *testing.T) {
+	const d = "sha256:0f2e30e7b7400e8fed802f1b90e2e8d3b654eee881f6e90325feabe6866c57ab"
+	tests := []struct {
+		in   string
+		want Reference
+		str  string
+	}{
+		{"ghcr.io/acme/skills/pdf", Reference{Registry: "ghcr.io", Repository: "acme/skills/pdf"}, ""},
+		{"ghcr.io/acme/skills/pdf:1.2.0", Reference{Registry: "ghcr.io", Repository: "acme/skills/pdf", Tag: "1.2.0"}, ""},
+		{"ghcr.io/acme/skills/pdf:1.2.0+build.5", Reference{Registry: "ghcr.io", Repository: "acme/skills/pdf", Tag: "1.2.0_build.5"}, "ghcr.io/acme/skills/pdf:1.2.0_build.5"},
+		{"127.0.0.1:5000/pdf@" + d, Reference{Registry: "127.0.0.1:5000", Repository: "pdf", Digest: d}, ""},
+		{"127.0.0.1:5000/pdf:1.0.0@" + d, Reference{Registry: "127.0.0.1:5000", Repository: "pdf", Tag: "1.0.0", Digest: d}, ""},
+		{"localhost:5000/org/pdf@^1.2", Reference{Registry: "localhost:5000", Repository: "org/pdf", Range: "^1.2"}, ""},
+		{"localhost:5000/org/pdf@>=1.0 <2", Reference{Registry: "localhost:5000", Repository: "org/pdf", Range: ">=1.0 <2"}, ""},
+		{"oci:./registry/pdf", Reference{Layout: "registry/pdf"}, "oci:registry/pdf"},
+		{"oci:/tmp/x:1.0.0", Reference{Layout: "/tmp/x", Tag: "1.0.0"}, ""},
+		{"oci:layout@" + d, Reference{Layout: "layout", Digest: d}, ""},
+		{"oci:layout@~1.2", Reference{Layout: "layout", Range: "~1.2"}, ""},
+	}
+	for _, tt := range tests {
+		got, err := ParseReference(tt.in)
+		if err != nil {
+			t.Errorf("ParseReference(%q): %v", tt.in, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("ParseReference(%q) = %+v; want %+v", tt.in, got, tt.want)
+		}
+		str := tt.str
+		if str == "" {
+			str = tt.in
+		}
+		if got.String() != str {
+			t.Errorf("ParseReference(%q).String() = %q; want %q", tt.in, got.String(), str)
+		}
+	}
+}
+
+func TestParseReferenceErrors(t *testing.T) {
+	for _, in := range []string{
+		"",
+		"pdf",
+		"ghcr.io/",
+		"ghcr.io/Acme/PDF",
+		"ghcr.io/acme/pdf@sha256:nothex",
+		"ghcr.io/acme/pdf@not a range!!",
+		"ghcr.io/acme/pdf:bad tag",
+		"oci:",
+	} {
+		if got, err := ParseReference(in); err == nil {
+			t.Errorf("ParseReference(%q) = %+v; want an error", in, got)
+		}
+	}
+}
+
+func TestVersionFromTag(t *testing.T) {
+	tests := []struct {
+		tag  string
+		want string // "" means not a version
+	}{
+		{"1.2.0", "1.2.0"},
+		{"1.2.0_build.5", "1.2.0+build.5"},
+		{"2.0.0-rc.1", "2.0.0-rc.1"},
+		{"latest", ""},
+		{"v1.2.0", ""},
+		{"1.2", ""},
+		{"sha256-0f2e30e7b7400e8fed802f1b90e2e8d3b654eee881f6e90325feabe6866c57ab.sig", ""},
+		{"1.0.0.att", ""},
+	}
+	for _, tt := range tests {
+		v, ok := VersionFromTag(tt.tag)
+		got := ""
+		if ok {
+			got = v.String()
+		}
+		if got != tt.want {
+			t.Errorf("VersionFromTag(%q) = %q; want %q", tt.tag, got, tt.want)
+		}
+	}
+	if got, want := EscapeTag("1.0.0+meta"), "1.0.0_meta"; got != want {
+		t.Errorf("EscapeTag = %q; want %q", got, want)
+	}
+}

@@ -1,0 +1,190 @@
+package registry
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/opencontainers/go-digest"
+)
+
+const skillMD = "---\nname: pdf\ndescription: PDF things. Use it on PDFs.\n---\nbody\n"
+
+// bomb is a tar+gzip of a few KB that expands to a size byte file of
+// zeros.
+func bomb(t *testing.T, size int64) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	tw := tar.NewWriter(zw)
+	tw.WriteHeader(&tar.Header{Name: "pdf/SKILL.md", Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(skillMD))})
+	tw.Write([]byte(skillMD))
+	if err := tw.WriteHeader(&tar.Header{Name: "pdf/zeros", Typeflag: tar.TypeReg, Mode: 0o644, Size: size}); err != nil {
+		t.Fatal(err)
+	}
+	zero := make([]byte, 1<<20)
+	for n := int64(0); n < size; n += int64(len(zero)) {
+		tw.Write(zero)
+	}
+	tw.Close()
+	zw.Close()
+	return buf.Bytes()
+}
+
+// paxBomb expands through metadata rather than file content: n entries
+// with a 900 KB PAX record each and no body.
+func paxBomb(t *testing.T, n int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	tw := tar.NewWriter(zw)
+	tw.WriteHeader(&tar.Header{Name: "pdf/SKILL.md", Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(skillMD))})
+	tw.Write([]byte(skillMD))
+	for i := range n {
+		hdr := &tar.Header{Name: fmt.Sprintf("pdf/d%d/", i), Typeflag: tar.TypeDir, Mode: 0o755,
+			PAXRecords: map[string]string{"comment": strings.Repeat("z", 900<<10)}}
+		if err := tw.WriteHeader(hdr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tw.Close()
+	zw.Close()
+	return buf.Bytes()
+}
+
+// TestUnpackHostile runs every hostile archive of issue item 8 and
+// checks the error and that nothing was written anywhere: not the
+// target, not beside it, not above it.
+func TestUnpackHostile(t *testing.T) {
+	ok := entry{name: "pdf/SKILL.md", body: skillMD}
+	tests := []struct {
+		name    string
+		data    []byte
+		limits  Limits
+		digest  digest.Digest
+		wantIs  error
+		wantMsg string
+	}{
+		{"dot-dot entry", archive(t, ok, entry{name: "pdf/../../evil", body: "x"}), Limits{}, "", ErrUnsafeArchive, `"pdf/../../evil": path contains ".."`},
+		{"leading dot-dot", archive(t, ok, entry{name: "../evil", body: "x"}), Limits{}, "", ErrUnsafeArchive, `path contains ".."`},
+		{"absolute entry", archive(t, ok, entry{name: "/tmp/evil", body: "x"}), Limits{}, "", ErrUnsafeArchive, "absolute path"},
+		{"backslash entry", archive(t, ok, entry{name: `..\evil`, body: "x"}), Limits{}, "", ErrUnsafeArchive, "backslash"},
+		{"absolute symlink", archive(t, ok, entry{name: "pdf/etc", typ: tar.TypeSymlink, link: "/etc"}), Limits{}, "", ErrUnsafeArchive, `symlink to absolute path "/etc"`},
+		{"escaping symlink", archive(t, ok, entry{name: "pdf/up", typ: tar.TypeSymlink, link: "../../../.."}), Limits{}, "", ErrUnsafeArchive, "leaves the skill"},
+		{"write through symlink", archive(t, ok,
+			entry{name: "pdf/a/b/c/d", typ: tar.TypeSymlink, link: "../../.."},
+			entry{name: "pdf/a/b/c/d/e", typ: tar.TypeSymlink, link: "../../x"},
+			entry{name: "pdf/a/b/c/d/e/f", body: "x"}), Limits{}, "", ErrUnsafeArchive, "leaves"},
+		{"dangling escape after chain", archive(t, ok,
+			entry{name: "pdf/a/b/d", typ: tar.TypeSymlink, link: ".."},
+			entry{name: "pdf/a/b/d/e", typ: tar.TypeSymlink, link: "../../../x"}), Limits{}, "", ErrUnsafeArchive, "symlink"},
+		{"escaping hardlink", archive(t, ok, entry{name: "pdf/passwd", typ: tar.TypeLink, link: "../../../etc/passwd"}), Limits{}, "", ErrUnsafeArchive, "hardlink"},
+		{"hardlink to absolute", archive(t, ok, entry{name: "pdf/passwd", typ: tar.TypeLink, link: "/etc/passwd"}), Limits{}, "", ErrUnsafeArchive, "hardlink"},
+		{"hardlink to nothing earlier", archive(t, entry{name: "pdf/SKILL.md", typ: tar.TypeLink, link: "pdf/later"}, entry{name: "pdf/later", body: skillMD}), Limits{}, "", ErrUnsafeArchive, "not an earlier file"},
+		{"char device", archive(t, ok, entry{name: "pdf/null", typ: tar.TypeChar}), Limits{}, "", ErrUnsafeArchive, "device files"},
+		{"block device", archive(t, ok, entry{name: "pdf/sda", typ: tar.TypeBlock}), Limits{}, "", ErrUnsafeArchive, "device files"},
+		{"fifo", archive(t, ok, entry{name: "pdf/pipe", typ: tar.TypeFifo}), Limits{}, "", ErrUnsafeArchive, "named pipes"},
+		{"too many files", archive(t, ok, entry{name: "pdf/a", body: "a"}, entry{name: "pdf/b", body: "b"}, entry{name: "pdf/c", body: "c"}), Limits{MaxFiles: 3}, "", ErrUnsafeArchive, "more than 3 entries"},
+		{"too many bytes", archive(t, ok, entry{name: "pdf/a", body: strings.Repeat("a", 100)}, entry{name: "pdf/b", body: strings.Repeat("b", 100)}), Limits{MaxBytes: 200}, "", ErrUnsafeArchive, "exceeds the 200 byte limit"},
+		{"file too big", archive(t, ok, entry{name: "pdf/a", body: strings.Repeat("a", 100)}), Limits{MaxFileSize: 80}, "", ErrUnsafeArchive, "over the 80 byte limit"},
+		{"gzip bomb in a file", bomb(t, 64<<20), Limits{MaxBytes: 1 << 20}, "", ErrUnsafeArchive, "over the 1048576 byte limit"},
+		{"gzip bomb in metadata", paxBomb(t, 5), Limits{MaxBytes: 1 << 20, MaxFiles: 10}, "", ErrUnsafeArchive, "gzip bomb"},
+		{"duplicate entry", archive(t, ok, ok), Limits{}, "", ErrUnsafeArchive, "duplicate entry"},
+		{"symlink then file", archive(t, ok, entry{name: "pdf/x", typ: tar.TypeSymlink, link: "SKILL.md"}, entry{name: "pdf/x", body: "overwrite"}), Limits{}, "", ErrUnsafeArchive, "duplicate entry"},
+		{"not an archive", []byte("this is not a tarball at all, not even close; padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding padding"), Limits{}, "", ErrUnsafeArchive, "not a valid tar"},
+		{"broken gzip", append([]byte{0x1f, 0x8b}, bytes.Repeat([]byte{0xff}, 64)...), Limits{}, "", ErrUnsafeArchive, "gzip"},
+		{"digest mismatch", archive(t, ok), Limits{}, digest.FromString("something else"), ErrIntegrity, "layer digest is"},
+		{"no SKILL.md", archive(t, entry{name: "pdf/README.md", body: "x"}), Limits{}, "", ErrNotSkill, "no SKILL.md"},
+		{"two skills", archive(t, ok, entry{name: "other/SKILL.md", body: skillMD}), Limits{}, "", ErrNotSkill, "2 skill folders"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			outer := t.TempDir()
+			parent := filepath.Join(outer, "p")
+			if err := os.Mkdir(parent, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			dst := filepath.Join(parent, "out")
+			_, err := Unpack(bg, bytes.NewReader(tt.data), dst, UnpackOptions{Limits: tt.limits, Digest: tt.digest})
+			if !errors.Is(err, tt.wantIs) || !strings.Contains(err.Error(), tt.wantMsg) {
+				t.Fatalf("Unpack: %v; want %v containing %q", err, tt.wantIs, tt.wantMsg)
+			}
+			if got := listTree(t, outer); !slices.Equal(got, []string{"p"}) {
+				t.Errorf("after a failed unpack the tree holds %q; want only the empty parent", got)
+			}
+			if _, err := os.Lstat(filepath.Join(filepath.Dir(outer), "evil")); err == nil {
+				t.Errorf("evil written above the target")
+			}
+		})
+	}
+}
+
+func TestUnpackRoots(t *testing.T) {
+	tests := []struct {
+		name     string
+		entries  []entry
+		wantRoot string
+	}{
+		{"rooted at name", []entry{{name: "pdf/", typ: tar.TypeDir}, {name: "pdf/SKILL.md", body: skillMD}, {name: "pdf/scripts/run.sh", body: "#!/bin/sh\n", mode: 0o6755}}, "pdf"},
+		{"at the top", []entry{{name: "SKILL.md", body: skillMD}, {name: "scripts/run.sh", body: "#!/bin/sh\n", mode: 0o6755}}, ""},
+		{"dot-slash prefix", []entry{{name: "./", typ: tar.TypeDir}, {name: "./SKILL.md", body: skillMD}, {name: "./scripts/run.sh", body: "#!/bin/sh\n", mode: 0o4755}}, ""},
+		{"dot-slash and name", []entry{{name: "./pdf/SKILL.md", body: skillMD}, {name: "./pdf/scripts/run.sh", body: "#!/bin/sh\n", mode: 0o2755}, {name: "./pdf/scripts/same", typ: tar.TypeLink, link: "./pdf/scripts/run.sh"}, {name: "./pdf/link", typ: tar.TypeSymlink, link: "scripts/run.sh"}}, "pdf"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dst := filepath.Join(t.TempDir(), "a", "b", "out")
+			st, err := Unpack(bg, bytes.NewReader(archive(t, tt.entries...)), dst, UnpackOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Root != tt.wantRoot {
+				t.Errorf("Root = %q; want %q", st.Root, tt.wantRoot)
+			}
+			if b, err := os.ReadFile(filepath.Join(dst, "SKILL.md")); err != nil || string(b) != skillMD {
+				t.Errorf("SKILL.md = %q, %v; want the skill's", b, err)
+			}
+			fi, err := os.Stat(filepath.Join(dst, "scripts", "run.sh"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fi.Mode(); got&(os.ModeSetuid|os.ModeSetgid|os.ModeSticky) != 0 || got&0o100 == 0 {
+				t.Errorf("run.sh mode = %v; want executable without setuid/setgid", got)
+			}
+			if got := listTree(t, filepath.Dir(dst)); !slices.Equal(got, []string{"out"}) && !strings.HasPrefix(got[0], "out") {
+				t.Errorf("beside the target: %q; want only out", got)
+			}
+		})
+	}
+}
+
+func TestUnpackExistingTarget(t *testing.T) {
+	data := archive(t, entry{name: "pdf/SKILL.md", body: skillMD})
+	dst := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dst, "keep.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Unpack(bg, bytes.NewReader(data), dst, UnpackOptions{}); !errors.Is(err, ErrExists) {
+		t.Fatalf("Unpack into a non-empty folder: %v; want ErrExists", err)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "keep.txt")); err != nil {
+		t.Errorf("keep.txt was lost: %v", err)
+	}
+	if _, err := Unpack(bg, bytes.NewReader(data), dst, UnpackOptions{Overwrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := listTree(t, dst); !slices.Equal(got, []string{"SKILL.md"}) {
+		t.Errorf("after overwrite: %q; want [SKILL.md]", got)
+	}
+	// An empty folder is filled without Overwrite.
+	empty := t.TempDir()
+	if _, err := Unpack(bg, bytes.NewReader(data), empty, UnpackOptions{}); err != nil {
+		t.Errorf("Unpack into an empty folder: %v", err)
+	}
+}
