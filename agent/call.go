@@ -87,11 +87,12 @@ func (c *Catalog) availableText() string {
 
 // UseSkill runs script from the named skill's folder with args, the
 // use_skill contract (see toolrun.Exec). The skill's declared secrets are
-// passed through. An unknown skill gives a SkillNotFound result.
+// passed through. An unknown skill gives a SkillNotFound result whose
+// message lists the installed skills.
 func (c *Catalog) UseSkill(ctx context.Context, name, script string, args []string, opts toolrun.Options) (*toolrun.ExecResult, error) {
 	s, err := c.Skill(name)
 	if err != nil {
-		e := &toolrun.Error{Kind: toolrun.SkillNotFound, Skill: name, Script: script, Msg: "not installed; " + availableNames(err), Err: err}
+		e := &toolrun.Error{Kind: toolrun.SkillNotFound, Skill: name, Script: script, Msg: "not installed; " + availableNames(err)}
 		return &toolrun.ExecResult{ExitCode: -1, Error: e.Error()}, e
 	}
 	return toolrun.Exec(ctx, toolrun.Script{Skill: s.Name, Dir: s.Dir, Path: script, Args: args, Secrets: s.Secrets}, opts)
@@ -102,7 +103,7 @@ func availableNames(err error) string {
 	if !ok || len(nf.Available) == 0 {
 		return "no skills are installed"
 	}
-	return "available: " + strings.Join(nf.Available, ", ")
+	return "available skills: " + strings.Join(nf.Available, ", ")
 }
 
 // RunTool is what toolrun needs to run t: the skill folder, runtime,

@@ -118,7 +118,7 @@ func TestUseSkill(t *testing.T) {
 		if res == nil || res.Success != (tc.wantKind == "") || res.Stdout != tc.wantStdout {
 			t.Errorf("UseSkill(%s, %s) = %+v", tc.skill, tc.script, res)
 		}
-		if tc.wantKind == toolrun.SkillNotFound && !strings.Contains(res.Error, "available: alpha, mine") {
+		if tc.wantKind == toolrun.SkillNotFound && !strings.Contains(res.Error, "available skills: alpha, mine") {
 			t.Errorf("SkillNotFound error %q does not list the skills", res.Error)
 		}
 	}

@@ -92,6 +92,11 @@ func commands(e *env) []*cli.Command {
 	return []*cli.Command{
 		initCommand(e),
 		lintCommand(e),
+		toolsCommand(e),
+		runCommand(e),
+		execCommand(e),
+		promptCommand(e),
+		mcpCommand(e),
 		versionCommand(e),
 		completionCommand(e),
 	}

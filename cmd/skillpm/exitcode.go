@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/skill"
+	"github.com/skillpm/skillpm/toolrun"
 	"github.com/urfave/cli/v2"
 )
 
@@ -38,6 +41,7 @@ func exitCode(err error) int {
 		ce cli.ExitCoder
 		se *silentError
 		le *skill.Error
+		te *toolrun.Error
 	)
 	switch {
 	case err == nil:
@@ -48,6 +52,13 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
+	case errors.Is(err, agent.ErrNotFound):
+		return exitNotFound
+	case errors.As(err, &te):
+		if te.Kind == toolrun.SkillNotFound {
+			return exitNotFound
+		}
+		return exitToolFailed
 	case errors.As(err, &le):
 		if errors.Is(err, skill.ErrNotSkill) {
 			return exitNotFound
@@ -70,6 +81,45 @@ func hintFor(err error) string {
 	var le *skill.Error
 	if errors.As(err, &le) && le.Fix != "" {
 		return "fix: " + le.Fix
+	}
+	var nf *agent.NotFoundError
+	if errors.As(err, &nf) {
+		return notFoundHint(nf)
+	}
+	var te *toolrun.Error
+	if errors.As(err, &te) {
+		return toolHint(te)
+	}
+	return ""
+}
+
+// notFoundHint lists what exists instead of an unknown skill or tool.
+func notFoundHint(nf *agent.NotFoundError) string {
+	cmd := "skillpm tools"
+	if nf.Kind == "skill" {
+		cmd = "skillpm prompt"
+	}
+	if len(nf.Available) == 0 {
+		return fmt.Sprintf("no installed skill declares any; see '%s' (run it where the skills are installed, or pass -C DIR)", cmd)
+	}
+	list := nf.Available
+	if len(list) > 10 {
+		list = append(list[:10:10], fmt.Sprintf("... (%d more)", len(nf.Available)-10))
+	}
+	return fmt.Sprintf("available %ss: %s; see '%s'", nf.Kind, strings.Join(list, ", "), cmd)
+}
+
+// toolHint says what to do about a failed tool or script run.
+func toolHint(te *toolrun.Error) string {
+	switch te.Kind {
+	case toolrun.InvalidInput:
+		return "see the tool's input schema in 'skillpm tools --json'"
+	case toolrun.ScriptNotAllowed:
+		return "scripts must be regular files inside the skill folder; the skill's author must fix the path"
+	case toolrun.ScriptNotFound:
+		return "check the script path against the skill folder's files"
+	case toolrun.ExecutionTimeout:
+		return "a tool's implementation.timeout_seconds bounds its runs; otherwise pass a longer --timeout"
 	}
 	return ""
 }

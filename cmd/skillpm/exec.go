@@ -1,0 +1,40 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+)
+
+func execCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "exec",
+		Usage: "run a script from an installed skill's folder (the use_skill tool)",
+		UsageText: `skillpm exec [options] SKILL SCRIPT [-- ARGS...]
+
+Runs SCRIPT (a path inside the skill folder) with ARGS as separate arguments,
+never through a shell: .js/.mjs/.cjs run under node, .py under python3, .sh
+under bash, anything else directly. Prints the use_skill result
+{"success","stdout","stderr","exitCode","error"} on stdout and exits with code
+12 when success is false. Put ARGS that start with "-" after "--".
+
+Examples:
+  skillpm exec discord discord.mjs channels list
+  skillpm exec deploy scripts/deploy.sh -- --env=staging
+  skillpm exec pdf scripts/extract.py report.pdf --timeout 2m`,
+		Flags: append(runFlags(), catalogFlags()...),
+		Action: func(c *cli.Context) error {
+			if c.NArg() < 2 {
+				return usageErrorf(c, "missing SKILL or SCRIPT: skillpm exec SKILL SCRIPT [ARGS...]")
+			}
+			cat, err := loadCatalog(c.Context, e, c)
+			if err != nil {
+				return err
+			}
+			args := c.Args().Slice()
+			res, err := cat.UseSkill(c.Context, args[0], args[1], args[2:], runOptions(e, c))
+			if werr := writeJSON(e.stdout, res); werr != nil {
+				return werr
+			}
+			return err
+		},
+	}
+}

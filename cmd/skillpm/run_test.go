@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestToolInput(t *testing.T) {
+	cases := []struct {
+		name  string
+		input string
+		stdin string
+		kvs   []string
+		want  string
+		err   string
+	}{
+		{"nothing", "", "", nil, `{}`, ""},
+		{"strings and JSON", "", "", []string{"s=hello world", "n=3", "f=1.5", "b=true", "z=null", "o={\"a\":1}", "l=[1,2]", "q=\"007\"", "e=", "p=007"},
+			`{"b":true,"e":"","f":1.5,"l":[1,2],"n":3,"o":{"a":1},"p":"007","q":"007","s":"hello world","z":null}`, ""},
+		{"value with =", "", "", []string{"expr=a=b"}, `{"expr":"a=b"}`, ""},
+		{"input then kv", `{"a":1,"b":2}`, "", []string{"b=3"}, `{"a":1,"b":3}`, ""},
+		{"stdin", "-", `{"x":"y"}`, nil, `{"x":"y"}`, ""},
+		{"not KEY=VALUE", "", "", []string{"oops"}, "", `argument "oops" is not KEY=VALUE`},
+		{"empty key", "", "", []string{"=1"}, "", "is not KEY=VALUE"},
+		{"input not an object", `[1]`, "", nil, "", "must be a JSON object"},
+		{"input null", `null`, "", nil, "", "got null"},
+		{"two objects", `{} {}`, "", nil, "", "single JSON object"},
+		{"missing file", "@/nonexistent/x.json", "", nil, "", "read --input"},
+	}
+	for _, tc := range cases {
+		e := &env{stdin: strings.NewReader(tc.stdin)}
+		got, err := toolInput(e, tc.input, tc.kvs)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: err = %v; want %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%s: got %s, %v; want %s", tc.name, got, err, tc.want)
+		}
+	}
+}
+
+func TestRun(t *testing.T) {
+	project := agentProject(t)
+	cases := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string // substring
+		wantStderr string // substring
+	}{
+		{"kv input", []string{"greet", "name=Ada"}, 0, `{"got":{"__workDir":`, ""},
+		{"JSON input", []string{"greet", "--input", `{"name":"Ada"}`}, 0, `"name":"Ada"`, ""},
+		{"schema failure", []string{"greet", "name=3"}, exitToolFailed, `"code":"INVALID_ARGUMENT"`, "input schema"},
+		{"later folder wins", []string{"dup"}, 0, `{"from":"other"}`, ""},
+		{"unknown tool", []string{"nope"}, exitNotFound, "", "available tools: big, dup, echo, escape, fail, greet, slow"},
+		{"escape attempt", []string{"escape"}, exitToolFailed, `"code":"PERMISSION_DENIED"`, "inside the skill folder"},
+		{"timeout", []string{"slow"}, exitToolFailed, `"code":"TIMEOUT"`, "timed out after 1s"},
+		{"failure", []string{"fail"}, exitToolFailed, `"code":"EXECUTION_FAILED"`, "it broke"},
+		{"missing tool name", nil, exitUsage, "", "missing TOOL"},
+		{"bad kv", []string{"greet", "oops"}, exitUsage, "", "KEY=VALUE"},
+	}
+	for _, tc := range cases {
+		args := append([]string{"run", "-C", project}, tc.args...)
+		code, out, errOut := runIn(t, strings.NewReader(""), args...)
+		if code != tc.wantCode || !strings.Contains(out, tc.wantStdout) || !strings.Contains(errOut, tc.wantStderr) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit %d, stdout ~ %q, stderr ~ %q",
+				tc.name, code, out, errOut, tc.wantCode, tc.wantStdout, tc.wantStderr)
+		}
+	}
+}
+
+func TestRunOutputCap(t *testing.T) {
+	project := agentProject(t)
+	code, out, errOut := runIn(t, nil, "run", "-C", project, "big")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var s string
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("stdout is not a JSON string: %v", err)
+	}
+	if !strings.HasSuffix(s, "[output truncated]") || len(s) > 21*1024 {
+		t.Errorf("output is %d bytes ending %q; want it capped at 20 KB and marked", len(s), s[max(0, len(s)-30):])
+	}
+}
+
+func TestExec(t *testing.T) {
+	project := agentProject(t)
+	cases := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string
+	}{
+		{"args, no shell", []string{"echo", "args.sh", "a b", "$HOME", ";ls"}, 0, `"stdout": "a b|$HOME|;ls|"`},
+		{"dashed args after --", []string{"echo", "args.sh", "--", "--flag=1", "-x"}, 0, `"stdout": "--flag=1|-x|"`},
+		{"failure", []string{"echo", "fail.sh"}, exitToolFailed, `"exitCode": 3`},
+		{"escape", []string{"echo", "../outside.sh"}, exitToolFailed, `"success": false`},
+		{"unknown skill", []string{"nope", "x.sh"}, exitNotFound, `not installed; available skills: echo, greet, other`},
+		{"missing script arg", []string{"echo"}, exitUsage, ``},
+	}
+	for _, tc := range cases {
+		code, out, errOut := runIn(t, nil, append([]string{"exec", "-C", project}, tc.args...)...)
+		if code != tc.wantCode || !strings.Contains(out, tc.wantStdout) {
+			t.Errorf("%s: exit %d, stdout %s, stderr %s; want exit %d, stdout ~ %s", tc.name, code, out, errOut, tc.wantCode, tc.wantStdout)
+		}
+	}
+}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/index"
+	"github.com/skillpm/skillpm/skill"
+	"github.com/skillpm/skillpm/toolrun"
+	"github.com/urfave/cli/v2"
+)
+
+// catalogFlags are the flags of every command that reads the installed
+// skills.
+func catalogFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "project", Aliases: []string{"C"}, Usage: "read project skills under `DIR` (default: the current folder)"},
+		&cli.BoolFlag{Name: "no-index", Usage: "parse every SKILL.md instead of reading the metadata index"},
+	}
+}
+
+// runFlags are the flags of the commands that run tools or scripts.
+func runFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "workdir", Usage: "run in `DIR` and pass it as __workDir (default: the current folder)"},
+		&cli.DurationFlag{Name: "timeout", Usage: "kill runs after `DURATION` unless a tool sets timeout_seconds (default 30s)"},
+	}
+}
+
+// runOptions turns the run flags into toolrun options. The child's live
+// stderr is copied to ours unless --quiet.
+func runOptions(e *env, c *cli.Context) toolrun.Options {
+	o := toolrun.Options{WorkDir: c.String("workdir"), Timeout: c.Duration("timeout")}
+	if !e.quiet {
+		o.Stderr = e.stderr
+	}
+	return o
+}
+
+// loadCatalog discovers the effective skills of the project (--project or
+// the current folder) and of $HOME, through the index unless --no-index,
+// and warns about skills that cannot be read.
+func loadCatalog(ctx context.Context, e *env, c *cli.Context) (*agent.Catalog, error) {
+	project := c.String("project")
+	if project == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("current folder: %w", err)
+		}
+		project = wd
+	}
+	project, err := filepath.Abs(project)
+	if err != nil {
+		return nil, fmt.Errorf("project folder: %w", err)
+	}
+	if fi, err := os.Stat(project); err != nil || !fi.IsDir() {
+		return nil, usageErrorf(c, "project folder %s does not exist", project)
+	}
+	home, _ := os.UserHomeDir() // no home: no user scope
+	opts := agent.Options{Project: project, Home: home}
+	if !c.Bool("no-index") {
+		opts.IndexPath, _ = index.DefaultPath() // no cache folder: no index
+	}
+	start := time.Now()
+	cat, err := agent.Build(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	st := cat.Index
+	e.debugf("catalog: %d skills, %d tools in %s (index %s: %d hits, %d misses, read error %v, wrote %v, write error %v)",
+		len(cat.Skills), len(cat.Tools), time.Since(start).Round(time.Microsecond), opts.IndexPath, st.Hits, st.Misses, st.ReadErr, st.Wrote, st.WriteErr)
+	if st.Rebuilt {
+		e.logf("warning: the metadata index was corrupt and has been rebuilt (%s)", opts.IndexPath)
+	}
+	for _, p := range cat.Problems {
+		e.logf("warning: skipping %s: %v", p.Dir, p.Err)
+	}
+	return cat, nil
+}
+
+func toolsCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "tools",
+		Usage: "list the tools that installed skills declare",
+		UsageText: `skillpm tools [options]
+
+Lists every tool of every effective installed skill: user skills (~/.claude/skills,
+~/.agents/skills, ...) first, then project skills (skills/, .claude/skills,
+.agents/skills, ...); a later folder overrides an earlier one. When two skills
+declare the same tool name, the skill loaded later wins and a warning names both.
+
+Examples:
+  skillpm tools
+  skillpm tools --json
+  skillpm tools --format openai --builtins > tools.json
+  skillpm tools -C ~/src/app --format mcp`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "format", Usage: "print tool definitions for `HOST`: mcp, openai or anthropic"},
+			&cli.BoolFlag{Name: "builtins", Usage: "with --format, also define the load_skill and use_skill tools"},
+		}, catalogFlags()...),
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErrorf(c, "tools takes no arguments")
+			}
+			var host agent.Host
+			if f := c.String("format"); f != "" {
+				h, err := agent.ParseHost(f)
+				if err != nil {
+					return usageErrorf(c, "%v", err)
+				}
+				host = h
+			}
+			cat, err := loadCatalog(c.Context, e, c)
+			if err != nil {
+				return err
+			}
+			for _, cf := range cat.Conflicts {
+				e.logf("warning: %s", cf)
+			}
+			if host != "" {
+				return writeJSON(e.stdout, cat.ToolDefinitions(host, c.Bool("builtins")))
+			}
+			if e.json {
+				return writeJSON(e.stdout, toolsJSON(cat))
+			}
+			printTools(e, cat)
+			return nil
+		},
+	}
+}
+
+// toolJSON is one tool in 'skillpm tools --json'.
+type toolJSON struct {
+	Tool           string         `json:"tool"`
+	Skill          string         `json:"skill"`
+	Description    string         `json:"description"`
+	InputSchema    any            `json:"inputSchema"`
+	OutputSchema   any            `json:"outputSchema,omitempty"`
+	Runtime        string         `json:"runtime"`
+	Entrypoint     string         `json:"entrypoint,omitempty"`
+	TimeoutSeconds int            `json:"timeoutSeconds,omitempty"`
+	Source         toolSourceJSON `json:"source"`
+}
+
+type toolSourceJSON struct {
+	File   string `json:"file"`   // SKILL.md or tools.json, absolute
+	Format string `json:"format"` // universal or skill-tools
+	Scope  string `json:"scope"`  // user or project
+	Root   string `json:"root"`   // discovery folder
+}
+
+func toolsJSON(cat *agent.Catalog) any {
+	tools := []toolJSON{}
+	for _, t := range cat.Tools {
+		j := toolJSON{
+			Tool: t.Name, Skill: t.Skill.Name, Description: t.Description,
+			InputSchema: agent.InputSchema(t.InputSchema), Runtime: runtimeLabel(t.Tool),
+			Entrypoint: t.Entrypoint, TimeoutSeconds: t.TimeoutSeconds,
+			Source: toolSourceJSON{File: t.SourceFile(), Format: string(t.Format), Scope: string(t.Skill.Scope), Root: t.Skill.Root},
+		}
+		if len(t.OutputSchema) > 0 {
+			j.OutputSchema = t.OutputSchema
+		}
+		tools = append(tools, j)
+	}
+	problems := []map[string]string{}
+	for _, p := range cat.Problems {
+		problems = append(problems, map[string]string{"dir": p.Dir, "error": p.Err.Error()})
+	}
+	conflicts := cat.Conflicts
+	if conflicts == nil {
+		conflicts = []agent.Conflict{}
+	}
+	return map[string]any{"tools": tools, "conflicts": conflicts, "problems": problems}
+}
+
+// runtimeLabel names how a tool runs: its runtime, "exec" for a script
+// run directly, "stub" for a tool without a script.
+func runtimeLabel(t skill.Tool) string {
+	switch {
+	case t.Entrypoint == "":
+		return "stub"
+	case t.Runtime != "":
+		return t.Runtime
+	}
+	return "exec"
+}
+
+func printTools(e *env, cat *agent.Catalog) {
+	if len(cat.Tools) == 0 {
+		e.logf("no tools: the %d installed skills declare none", len(cat.Skills))
+		return
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tSKILL\tRUNTIME\tSOURCE\tDESCRIPTION")
+	for _, t := range cat.Tools {
+		file := skill.FileName
+		if t.Source == skill.FromToolsJSON {
+			file = skill.ToolsFileName
+		}
+		src := t.Skill.Root + "/" + filepath.Base(t.Skill.Dir) + "/" + file
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Skill.Name, runtimeLabel(t.Tool), src, shorten(t.Description, 60))
+	}
+	tw.Flush()
+}
+
+// shorten returns the first line of s, cut to n runes.
+func shorten(s string, n int) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
