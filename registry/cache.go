@@ -107,6 +107,20 @@ func (c *Cache) ReadAll(d digest.Digest, max int64) ([]byte, error) {
 	return b, nil
 }
 
+// Verify reports whether the cache holds desc intact, reading it whole.
+func (c *Cache) Verify(desc ocispec.Descriptor) bool {
+	rc, size, err := c.Open(desc.Digest)
+	if err != nil {
+		return false
+	}
+	defer rc.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, rc); err != nil {
+		return false
+	}
+	return size == desc.Size && digest.NewDigest(digest.SHA256, h) == desc.Digest
+}
+
 // Put stores the content read from r as d. It fails with ErrIntegrity,
 // storing nothing, when the content does not match d and size (size < 0
 // skips the size check).

@@ -44,6 +44,10 @@ type Options struct {
 	// 5xx and resets, with backoff). nil means a clone of
 	// http.DefaultTransport.
 	Transport http.RoundTripper
+	// Retry decides which requests are retried and after how long. nil
+	// means oras-go's default: up to 5 retries of 429, 5xx and network
+	// errors, with exponential backoff from 200ms.
+	Retry retry.Policy
 	// Logf, when set, receives one line per HTTP request (method, URL
 	// without query, status, time). Headers and bodies, and so
 	// credentials, are never logged.
@@ -87,7 +91,7 @@ func NewClient(opts Options) *Client {
 		base = &logTransport{base: base, logf: opts.Logf}
 	}
 	ac := &auth.Client{
-		Client: &http.Client{Transport: retry.NewTransport(base)},
+		Client: &http.Client{Transport: retryTransport(base, opts.Retry)},
 		Cache:  auth.NewCache(),
 		Header: http.Header{"User-Agent": {opts.UserAgent}},
 	}
@@ -134,6 +138,14 @@ func (c *Client) open(ctx context.Context, ref Reference, create bool) (target, 
 	repo.PlainHTTP = c.plainHTTP(ref.Registry)
 	repo.MaxMetadataBytes = c.limits.MaxManifestSize
 	return repo, nil
+}
+
+func retryTransport(base http.RoundTripper, p retry.Policy) http.RoundTripper {
+	t := retry.NewTransport(base)
+	if p != nil {
+		t.Policy = func() retry.Policy { return p }
+	}
+	return t
 }
 
 // logTransport logs each request without headers or bodies.

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -103,3 +105,7 @@ func listTree(t testing.TB, dir string) []string {
 }
 
 var bg = context.Background()
+
+func fprintf(w io.Writer, format string, args ...any) { fmt.Fprintf(w, format, args...) }
+
+func itoa(n int) string { return fmt.Sprint(n) }

@@ -171,19 +171,30 @@ func describeType(m *manifestOrIndex) string {
 	return "no artifactType"
 }
 
-// isArchive reports whether d is a tar or tar+gzip layer.
+// isArchive reports whether d is a tar or tar+gzip layer. A layer named
+// by a title annotation is a file ("oras push REF SKILL.md" labels files
+// ...layer.v1.tar whatever they hold) unless the title is a tarball's or
+// oras marked it as a packed folder.
 func isArchive(d ocispec.Descriptor) bool {
 	if d.Annotations[annotationOrasUnpack] == "true" {
 		return true
 	}
-	t := d.MediaType
-	switch t {
+	if title := d.Annotations[ocispec.AnnotationTitle]; title != "" {
+		for _, ext := range []string{".tar.gz", ".tgz", ".tar"} {
+			if strings.HasSuffix(title, ext) {
+				return true
+			}
+		}
+		return false
+	}
+	switch t := d.MediaType; t {
 	case "application/gzip", "application/x-gzip", "application/x-tar", "application/tar", "application/x-compressed-tar":
 		return true
-	}
-	for _, suffix := range []string{"tar+gzip", "tar.gzip", ".tar", "+tar", ".tar.gz", "tar.gz"} {
-		if strings.HasSuffix(t, suffix) {
-			return true
+	default:
+		for _, suffix := range []string{"tar+gzip", "tar.gzip", ".tar", "+tar", "tar.gz"} {
+			if strings.HasSuffix(t, suffix) {
+				return true
+			}
 		}
 	}
 	return false

@@ -298,8 +298,9 @@ func (c *Client) Extract(ctx context.Context, res *Resolved, dst string, opts Pu
 		}
 		st, err := Unpack(ctx, rc, dst, uo)
 		rc.Close()
-		if errors.Is(err, ErrIntegrity) && !fetched && attempt == 0 {
-			// A corrupt cache entry: drop it and fetch it again.
+		if err != nil && !fetched && attempt == 0 && (errors.Is(err, ErrIntegrity) || !cache.Verify(layer)) {
+			// A corrupt cache entry (it may fail as a bad archive before
+			// its digest is checked): drop it and fetch it again.
 			cache.Delete(layer.Digest)
 			continue
 		}
