@@ -98,6 +98,8 @@ func (c *checker) checkName() {
 	line := d.keyLine("name")
 	folder := filepath.Base(c.s.Dir)
 	switch {
+	case d.wrongType("name"):
+		return // reported as field-type
 	case d.value["name"] == nil || name == "":
 		c.skillMD("name-missing", line, "name is missing", fmt.Sprintf("add 'name: %s' to the frontmatter", suggestName(folder)))
 		return
@@ -116,6 +118,16 @@ func (c *checker) checkName() {
 			}
 		}
 	}
+}
+
+// wrongType reports whether key holds a list or mapping where a string
+// belongs; decodeFields reports that as field-type.
+func (d *document) wrongType(key string) bool {
+	v := d.value[key]
+	if v != nil && v.Kind == yaml.AliasNode && v.Alias != nil {
+		v = v.Alias
+	}
+	return v != nil && v.Kind != yaml.ScalarNode
 }
 
 // suggestName turns any string into a valid skill name.
@@ -144,6 +156,9 @@ func suggestName(s string) string {
 func (c *checker) checkDescription() {
 	d, desc := c.s.fm, c.s.Frontmatter.Description
 	line := d.keyLine("description")
+	if d.wrongType("description") {
+		return // reported as field-type
+	}
 	if d.value["description"] == nil || strings.TrimSpace(desc) == "" {
 		c.skillMD("description-missing", line, "description is missing", "add a description that says what the skill does and when to use it")
 		return

@@ -87,11 +87,16 @@ func schemaProblems(err error) []schemaProblem {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			p := schemaProblem{path: e.InstanceLocation, msg: e.ErrorKind.LocalizedString(printer)}
+			// The validator lists additional properties in map order: report
+			// each on its own, at its own key, so output is stable.
 			if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok && len(ap.Properties) > 0 {
-				p.path = append(append([]string{}, e.InstanceLocation...), ap.Properties[0])
+				for _, name := range ap.Properties {
+					one := &kind.AdditionalProperties{Properties: []string{name}}
+					out = append(out, schemaProblem{path: append(append([]string{}, e.InstanceLocation...), name), msg: one.LocalizedString(printer)})
+				}
+				return
 			}
-			out = append(out, p)
+			out = append(out, schemaProblem{path: e.InstanceLocation, msg: e.ErrorKind.LocalizedString(printer)})
 			return
 		}
 		for _, c := range e.Causes {
@@ -100,7 +105,11 @@ func schemaProblems(err error) []schemaProblem {
 	}
 	walk(ve)
 	sort.SliceStable(out, func(i, j int) bool {
-		return strings.Join(out[i].path, "/") < strings.Join(out[j].path, "/")
+		pi, pj := strings.Join(out[i].path, "/"), strings.Join(out[j].path, "/")
+		if pi != pj {
+			return pi < pj
+		}
+		return out[i].msg < out[j].msg
 	})
 	return out
 }

@@ -285,9 +285,13 @@ func readSkillFile(path string, max int64) ([]byte, error) {
 	case fi.IsDir():
 		return nil, &Error{Path: path, Rule: "skill-md-missing", Msg: "SKILL.md is a directory", Fix: "replace the SKILL.md directory with a SKILL.md file", Err: ErrNotSkill}
 	case fi.Mode()&fs.ModeSymlink != 0:
-		// Follow the link, but only to a regular file.
+		// Follow the link, but only to a regular file inside the folder:
+		// a hostile skill must not make skillpm read ~/.ssh or /etc.
 		if fi, err = os.Stat(path); err != nil || !fi.Mode().IsRegular() {
 			return nil, &Error{Path: path, Rule: "skill-md-missing", Msg: "SKILL.md is a symlink to something that is not a regular file", Fix: "make SKILL.md a regular file", Err: ErrNotSkill}
+		}
+		if insideExisting(filepath.Dir(path), FileName) != nil {
+			return nil, &Error{Path: path, Rule: "skill-md-missing", Msg: "SKILL.md is a symlink to a file outside the skill folder", Fix: "replace the symlink with the file itself", Err: ErrNotSkill}
 		}
 	case !fi.Mode().IsRegular():
 		return nil, &Error{Path: path, Rule: "skill-md-missing", Msg: "SKILL.md is not a regular file", Fix: "make SKILL.md a regular file", Err: ErrNotSkill}

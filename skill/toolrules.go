@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 var (
@@ -73,7 +75,11 @@ func (c *checker) checkTools() {
 func (c *checker) checkToolName(t Tool, file string, line int) {
 	if t.Format == FormatSkillTools {
 		if !skillToolNameRE.MatchString(t.Name) {
-			c.add("tool-name-format", file, line, fmt.Sprintf("tool name %q must match ^[a-z][a-z0-9_]*$ (Skill Tools)", t.Name), fmt.Sprintf("rename it to %q", strings.ReplaceAll(suggestName(t.Name), "-", "_")))
+			fix := strings.ReplaceAll(suggestName(t.Name), "-", "_")
+			if !skillToolNameRE.MatchString(fix) { // starts with a digit
+				fix = "tool_" + fix
+			}
+			c.add("tool-name-format", file, line, fmt.Sprintf("tool name %q must match ^[a-z][a-z0-9_]*$ (Skill Tools)", t.Name), fmt.Sprintf("rename it to %q", fix))
 		}
 		return
 	}
@@ -120,7 +126,7 @@ func (c *checker) checkToolSchemas(t Tool, file string, line int) {
 		if json.Unmarshal(t.InputSchema, &top) != nil {
 			c.add("tool-input-schema", file, line, fmt.Sprintf("tool %q: input_schema must be an object", t.Name), "write input_schema as a JSON Schema object")
 		} else if _, err := CompileSchema(t.InputSchema); err != nil {
-			c.add("tool-input-schema", file, line, fmt.Sprintf("tool %q: input_schema is not valid JSON Schema 2020-12: %s", t.Name, oneLine(err)), "fix the schema keywords")
+			c.add("tool-input-schema", file, line, fmt.Sprintf("tool %q: input_schema is not valid JSON Schema 2020-12: %s", t.Name, schemaError(err)), "fix the schema keywords")
 		} else if top["type"] != "object" {
 			c.add("tool-input-schema", file, line, fmt.Sprintf("tool %q: input_schema must have type: object", t.Name), "set input_schema.type to object and put arguments under properties")
 		} else if where := looseObject(top, "input_schema"); where != "" {
@@ -129,7 +135,7 @@ func (c *checker) checkToolSchemas(t Tool, file string, line int) {
 	}
 	if len(t.OutputSchema) > 0 {
 		if _, err := CompileSchema(t.OutputSchema); err != nil {
-			c.add("tool-output-schema", file, line, fmt.Sprintf("tool %q: output_schema is not valid JSON Schema 2020-12: %s", t.Name, oneLine(err)), "fix the schema keywords")
+			c.add("tool-output-schema", file, line, fmt.Sprintf("tool %q: output_schema is not valid JSON Schema 2020-12: %s", t.Name, schemaError(err)), "fix the schema keywords")
 		}
 	}
 }
@@ -159,6 +165,25 @@ func looseObject(s map[string]any, at string) string {
 		return looseObject(items, at+".items")
 	}
 	return ""
+}
+
+// schemaError renders a schema compile error on one line. For a schema that
+// breaks the 2020-12 metaschema it names the failing keywords and why,
+// rather than the validator's nested report.
+func schemaError(err error) string {
+	var sve *jsonschema.SchemaValidationError
+	if !errors.As(err, &sve) {
+		return oneLine(err)
+	}
+	var parts []string
+	for _, p := range schemaProblems(sve.Err) {
+		at := "schema"
+		if len(p.path) > 0 {
+			at = locationString(p.path)
+		}
+		parts = append(parts, at+": "+p.msg)
+	}
+	return oneLine(errors.New(strings.Join(parts, "; ")))
 }
 
 func oneLine(err error) string {

@@ -57,7 +57,7 @@ func (s *Skill) frontmatterTools(v *yaml.Node) []Tool {
 // toolFromMap normalises one tool object in either the Universal or the
 // Skill Tools shape.
 func toolFromMap(m map[string]any, src ToolSource) Tool {
-	t := Tool{Source: src, Format: detectToolFormat(m), raw: m}
+	t := Tool{Source: src, Format: detectToolFormat(m, src), raw: m}
 	t.Name, _ = m["name"].(string)
 	t.Description, _ = m["description"].(string)
 	if t.Format == FormatSkillTools {
@@ -93,12 +93,16 @@ func toolFromMap(m map[string]any, src ToolSource) Tool {
 	return t
 }
 
-func detectToolFormat(m map[string]any) ToolFormat {
+// detectToolFormat tells the two tool shapes apart. In tools.json a tool
+// with neither input_schema nor implementation is a Skill Tools tool: its
+// script and parameters are optional, and {name, description} alone is a
+// stub tool.
+func detectToolFormat(m map[string]any, src ToolSource) ToolFormat {
 	_, script := m["script"]
 	_, params := m["parameters"]
 	_, schema := m["input_schema"]
 	_, impl := m["implementation"]
-	if (script || params) && !schema && !impl {
+	if (script || params || src == FromToolsJSON) && !schema && !impl {
 		return FormatSkillTools
 	}
 	return FormatUniversal

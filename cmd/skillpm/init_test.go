@@ -1,0 +1,117 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestInitThenLintStrict is the issue's acceptance check:
+// skillpm init x --tool t --runtime R && skillpm lint --strict x.
+func TestInitThenLintStrict(t *testing.T) {
+	tests := []struct {
+		name      string
+		args      []string
+		wantFiles []string
+	}{
+		{"python", []string{"init", "x", "--tool", "t", "--runtime", "python"}, []string{"SKILL.md", "scripts/t.py"}},
+		{"node", []string{"init", "x", "--tool", "t", "--runtime", "node"}, []string{"SKILL.md", "scripts/t.mjs"}},
+		{"bash", []string{"init", "x", "--tool", "t", "--runtime", "bash"}, []string{"SKILL.md", "scripts/t.sh"}},
+		{"default-runtime", []string{"init", "--tool", "extract-text", "x"}, []string{"SKILL.md", "scripts/extract_text.py"}},
+		{"no-tool", []string{"init", "x", "--description", "Greets people. Use when: someone says hi."}, []string{"SKILL.md"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			code, stdout, stderr := lintRun(t, tc.args...)
+			if code != exitOK {
+				t.Fatalf("skillpm %s = exit %d; want 0\nstderr: %s", strings.Join(tc.args, " "), code, stderr)
+			}
+			if !strings.Contains(stdout, "next: edit "+filepath.Join("x", "SKILL.md")) {
+				t.Errorf("init stdout = %q; want it to say what to do next", stdout)
+			}
+			var got []string
+			filepath.WalkDir("x", func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					got = append(got, filepath.ToSlash(strings.TrimPrefix(p, "x"+string(filepath.Separator))))
+				}
+				return err
+			})
+			if !slices.Equal(got, tc.wantFiles) {
+				t.Errorf("files = %q; want %q", got, tc.wantFiles)
+			}
+			code, stdout, stderr = lintRun(t, "lint", "--strict", "x")
+			if code != exitOK || !strings.Contains(stdout, "0 errors, 0 warnings in 1 skill (1 clean)") {
+				t.Errorf("skillpm lint --strict x = exit %d\n%s%s\nwant exit 0 and a clean skill", code, stdout, stderr)
+			}
+		})
+	}
+}
+
+func TestInitJSON(t *testing.T) {
+	t.Chdir(t.TempDir())
+	code, stdout, _ := lintRun(t, "init", "--json", "x", "--tool", "t", "--runtime", "node")
+	var out struct {
+		Dir   string   `json:"dir"`
+		Files []string `json:"files"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != exitOK {
+		t.Fatalf("init --json = exit %d, %q, %v; want 0 and JSON", code, stdout, err)
+	}
+	if out.Dir != "x" || !slices.Equal(out.Files, []string{"scripts/t.mjs", "SKILL.md"}) {
+		t.Errorf("init --json = %+v; want dir x with scripts/t.mjs and SKILL.md", out)
+	}
+}
+
+func TestInitErrors(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantStderr string
+	}{
+		{"bad-tool-name", []string{"init", "x", "--tool", "Extract_Text"}, `tool name "Extract_Text" must be 1-64 lowercase letters`},
+		{"bad-runtime", []string{"init", "x", "--tool", "t", "--runtime", "ruby"}, `unknown runtime "ruby"`},
+		{"runtime-without-tool", []string{"init", "x", "--runtime", "node"}, "--runtime needs --tool NAME"},
+		{"bad-name", []string{"init", "x", "--name", "Bad Name"}, `"Bad Name" is not a valid skill name`},
+		{"two-folders", []string{"init", "x", "y"}, "init takes at most one folder, got 2"},
+		{"unknown-flag", []string{"init", "x", "--tools", "t"}, "flag provided but not defined"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			code, _, stderr := lintRun(t, tc.args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.wantStderr) {
+				t.Errorf("skillpm %s = exit %d, stderr %q; want exit %d and %q", strings.Join(tc.args, " "), code, stderr, exitUsage, tc.wantStderr)
+			}
+			if !strings.Contains(stderr, "--help") {
+				t.Errorf("stderr = %q; want a hint pointing at --help", stderr)
+			}
+			if _, err := os.Stat("x"); !os.IsNotExist(err) {
+				t.Errorf("Stat(x) error = %v; want nothing created", err)
+			}
+		})
+	}
+}
+
+func TestInitExisting(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if code, _, stderr := lintRun(t, "init", "x"); code != exitOK {
+		t.Fatalf("first init = exit %d: %s", code, stderr)
+	}
+	if err := os.WriteFile(filepath.Join("x", "SKILL.md"), []byte("edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := lintRun(t, "init", "x", "--tool", "t")
+	if code != exitUsage || !strings.Contains(stderr, "already exists; use --force") {
+		t.Errorf("second init = exit %d, stderr %q; want exit %d refusing to overwrite", code, stderr, exitUsage)
+	}
+	if b, _ := os.ReadFile(filepath.Join("x", "SKILL.md")); string(b) != "edited\n" {
+		t.Errorf("SKILL.md = %q; want the edited file kept", b)
+	}
+	if code, _, stderr := lintRun(t, "init", "x", "--tool", "t", "--force"); code != exitOK {
+		t.Errorf("init --force = exit %d: %s", code, stderr)
+	}
+}

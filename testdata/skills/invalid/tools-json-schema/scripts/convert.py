@@ -1,0 +1,2 @@
+def handler(args):
+    return {}

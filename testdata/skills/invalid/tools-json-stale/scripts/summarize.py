@@ -1,0 +1,2 @@
+def handler(args):
+    return {"summary": args["text"][:100]}
