@@ -1,0 +1,145 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// binDir holds the skillpm binary built once by TestMain.
+var binDir string
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "skillpm-e2e-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if err := buildSkillpm(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	binDir = dir
+	return m.Run()
+}
+
+// buildSkillpm builds ./cmd/skillpm into dir, so that scripts run the real
+// binary exactly as users do.
+func buildSkillpm(dir string) error {
+	args := []string{"build", "-o", filepath.Join(dir, "skillpm"+exeSuffix())}
+	if os.Getenv("GOCOVERDIR") != "" {
+		// go test -cover with GOCOVERDIR set: let the binary write coverage
+		// data too (testscript passes GOCOVERDIR on to scripts).
+		args = append(args, "-cover", "-coverpkg=github.com/skillpm/skillpm/...")
+	}
+	args = append(args, "github.com/skillpm/skillpm/cmd/skillpm")
+	cmd := exec.Command("go", args...)
+	cmd.Dir = ".."
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
+	}
+	return nil
+}
+
+func exeSuffix() string {
+	if filepath.Separator == '\\' {
+		return ".exe"
+	}
+	return ""
+}
+
+// TestScripts runs every script in testdata/script against every registry
+// kind: TestScripts/<kind>/<script>. Kinds run in parallel, and so do the
+// scripts within a kind; each kind shares one registry server ($REGISTRY),
+// so scripts use repository names of their own (see README.md).
+func TestScripts(t *testing.T) {
+	runScripts(t, filepath.Join("testdata", "script"))
+}
+
+// TestHarness checks the harness itself (the registries and the custom
+// commands) with the scripts in testdata/harness.
+func TestHarness(t *testing.T) {
+	runScripts(t, filepath.Join("testdata", "harness"))
+}
+
+func runScripts(t *testing.T, dir string) {
+	for _, k := range kinds() {
+		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
+			bin := k.binary(t)
+			srv, err := startTestServer(t, k.name, bin, serverOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s registry at %s (log %s)", k.name, srv.addr, srv.logPath)
+			testscript.Run(t, scriptParams(dir, k, bin, srv))
+		})
+	}
+}
+
+// scriptEnv is what a script's custom commands need to know about the run.
+type scriptEnv struct {
+	kind   registryKind
+	bin    string     // the kind's registry binary, for 'registry start'
+	tb     testing.TB // the script's own test
+	extras map[string]*server
+}
+
+type scriptEnvKey struct{}
+
+func scriptParams(dir string, k registryKind, bin string, srv *server) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       os.Getenv("SKILLPM_E2E_UPDATE") != "",
+		Setup: func(e *testscript.Env) error {
+			tb, ok := e.T().(testing.TB)
+			if !ok {
+				return fmt.Errorf("testscript T %T is not a testing.TB", e.T())
+			}
+			home := tb.TempDir() // outside $WORK, so 'lint .' never sees it
+			e.Setenv("PATH", binDir+string(os.PathListSeparator)+e.Getenv("PATH"))
+			e.Setenv("HOME", e.WorkDir)
+			e.Setenv("SKILLPM_HOME", home)
+			e.Setenv("NO_COLOR", "1")
+			e.Setenv("LANG", "C.UTF-8")
+			e.Setenv("REGISTRY", srv.addr)
+			e.Setenv("REGISTRY_KIND", k.name)
+			e.Values[scriptEnvKey{}] = &scriptEnv{kind: k, bin: bin, tb: tb, extras: map[string]*server{}}
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if name, ok := strings.CutPrefix(cond, "kind:"); ok {
+				known := false
+				for _, k := range kinds() {
+					known = known || k.name == name
+				}
+				if !known {
+					return false, fmt.Errorf("unknown registry kind %q in [%s]", name, cond)
+				}
+				return name == k.name, nil
+			}
+			if cond == "ci" {
+				return inCI(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"skillpm-exit": cmdSkillpmExit,
+			"httpget":      cmdHTTPGet,
+			"registry":     cmdRegistry,
+		},
+	}
+}
