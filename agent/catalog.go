@@ -111,8 +111,7 @@ type Catalog struct {
 // Build discovers the skills of opts' discovery folders, keeps the
 // effective ones, and reads their metadata through the index.
 func Build(ctx context.Context, opts Options) (*Catalog, error) {
-	dirs := install.SearchDirs(opts.Project, opts.Home)
-	entries := install.Discover(dirs)
+	entries := install.Discover(uniqueDirs(install.SearchDirs(opts.Project, opts.Home)))
 	var eff []install.Entry // precedence (load) order
 	for _, e := range entries {
 		if e.Effective {
@@ -151,6 +150,23 @@ func Build(ctx context.Context, opts Options) (*Catalog, error) {
 	}
 	c.setSkills(loaded)
 	return c, nil
+}
+
+// uniqueDirs drops all but the last of discovery folders that are the same
+// folder (a project opened at $HOME has ~/.claude/skills in both scopes), so
+// that a skill does not shadow itself; the later, project-scope entry stays.
+func uniqueDirs(dirs []install.Dir) []install.Dir {
+	last := map[string]int{}
+	for i, d := range dirs {
+		last[filepath.Clean(d.Path)] = i
+	}
+	var out []install.Dir
+	for i, d := range dirs {
+		if last[filepath.Clean(d.Path)] == i {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // New builds a catalog from skills given in load order (later skills win

@@ -128,3 +128,18 @@ func TestBuildUsesIndex(t *testing.T) {
 		t.Errorf("tools differ between parse and index:\n%+v\n%+v", cold.Tools, warm.Tools)
 	}
 }
+
+func TestBuildProjectAtHome(t *testing.T) {
+	home, _ := fixture(t)
+	c, err := Build(context.Background(), Options{Project: home, Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Skill("mine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Scope != install.ScopeProject || len(s.Shadows) != 0 {
+		t.Errorf("mine = scope %s, shadows %v; want project scope shadowing nothing", s.Scope, s.Shadows)
+	}
+}
