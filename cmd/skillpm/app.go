@@ -92,6 +92,13 @@ func commands(e *env) []*cli.Command {
 	return []*cli.Command{
 		initCommand(e),
 		lintCommand(e),
+		packCommand(e),
+		publishCommand(e),
+		pullCommand(e),
+		inspectCommand(e),
+		versionsCommand(e),
+		loginCommand(e),
+		logoutCommand(e),
 		toolsCommand(e),
 		runCommand(e),
 		execCommand(e),

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/toolrun"
 	"github.com/urfave/cli/v2"
@@ -54,6 +55,16 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, agent.ErrNotFound):
 		return exitNotFound
+	case errors.Is(err, registry.ErrUnauthorized):
+		return exitAuth
+	case errors.Is(err, registry.ErrNotFound):
+		return exitNotFound
+	case errors.Is(err, registry.ErrNetwork):
+		return exitNetwork
+	case errors.Is(err, registry.ErrIntegrity), errors.Is(err, registry.ErrUnsafeArchive), errors.Is(err, registry.ErrNotSkill):
+		return exitIntegrity
+	case errors.Is(err, registry.ErrTagExists), errors.Is(err, registry.ErrExists):
+		return exitModified
 	case errors.As(err, &te):
 		if te.Kind == toolrun.SkillNotFound {
 			return exitNotFound
@@ -89,6 +100,9 @@ func hintFor(err error) string {
 	var te *toolrun.Error
 	if errors.As(err, &te) {
 		return toolHint(te)
+	}
+	if h := registryHint(err); h != "" {
+		return h
 	}
 	return ""
 }

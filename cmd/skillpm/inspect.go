@@ -1,0 +1,122 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/skillpm/skillpm/registry"
+)
+
+func inspectCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "inspect",
+		Usage: "show a skill artifact's manifest, config, annotations and referrers",
+		UsageText: `skillpm inspect [options] REF
+
+Reads the manifest and config only; no content is downloaded. Referrers are
+the signatures, attestations and SBOMs attached to the manifest.
+
+Examples:
+  skillpm inspect ghcr.io/acme/skills/pdf:1.2.0
+  skillpm inspect --json oci:./registry/pdf`,
+		Flags: registryFlags(),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf(c, "inspect takes one reference")
+			}
+			ref, err := parseRef(c, c.Args().First())
+			if err != nil {
+				return err
+			}
+			client, err := newRegistryClient(e, c)
+			if err != nil {
+				return err
+			}
+			in, err := client.Inspect(c.Context, ref)
+			if err != nil {
+				return err
+			}
+			if e.json {
+				return writeJSON(e.stdout, inspectJSON(in))
+			}
+			printInspect(e, in)
+			return nil
+		},
+	}
+}
+
+func inspectJSON(in *registry.Inspection) map[string]any {
+	out := map[string]any{
+		"reference":    in.Ref.String(),
+		"digest":       in.Ref.Digest,
+		"name":         in.Name(),
+		"version":      in.Version(),
+		"format":       in.Layout.Format,
+		"artifactType": in.Layout.ArtifactType,
+		"manifest":     json.RawMessage(in.ManifestJSON),
+		"annotations":  in.Layout.Annotations,
+		"referrers":    in.Referrers,
+	}
+	if in.Layout.Note != "" {
+		out["note"] = in.Layout.Note
+	}
+	if in.Index != nil {
+		out["index"] = in.Index
+	}
+	if in.ConfigJSON != nil {
+		out["config"] = json.RawMessage(in.ConfigJSON)
+	}
+	return out
+}
+
+func printInspect(e *env, in *registry.Inspection) {
+	w := e.stdout
+	fmt.Fprintf(w, "Reference:     %s\n", in.Ref)
+	fmt.Fprintf(w, "Digest:        %s\n", in.Ref.Digest)
+	if in.Index != nil {
+		fmt.Fprintf(w, "Index:         %s\n", in.Index.Digest)
+	}
+	fmt.Fprintf(w, "Format:        %s\n", in.Layout.Format)
+	if in.Layout.Note != "" {
+		fmt.Fprintf(w, "Note:          %s\n", in.Layout.Note)
+	}
+	fmt.Fprintf(w, "Artifact type: %s\n", orNone(in.Layout.ArtifactType))
+	fmt.Fprintf(w, "Config:        %s %s (%d bytes)\n", in.Layout.Config.MediaType, in.Layout.Config.Digest, in.Layout.Config.Size)
+	if cfg := in.Config; cfg != nil {
+		fmt.Fprintf(w, "  name:        %s\n  version:     %s\n", cfg.Name, orNone(cfg.Version))
+		if cfg.Description != "" {
+			fmt.Fprintf(w, "  description: %s\n", cfg.Description)
+		}
+		if cfg.License != "" {
+			fmt.Fprintf(w, "  license:     %s\n", cfg.License)
+		}
+		for _, d := range cfg.DependsOn {
+			fmt.Fprintf(w, "  depends on:  %s\n", d)
+		}
+		for _, t := range cfg.Tools {
+			fmt.Fprintf(w, "  tool:        %s\n", t.Name)
+		}
+	}
+	fmt.Fprintln(w, "Layers:")
+	for _, l := range in.Layout.Layers {
+		fmt.Fprintf(w, "  %s %s (%s)\n", l.MediaType, l.Digest, humanBytes(l.Size))
+	}
+	if len(in.Layout.Annotations) > 0 {
+		fmt.Fprintln(w, "Annotations:")
+		keys := make([]string, 0, len(in.Layout.Annotations))
+		for k := range in.Layout.Annotations {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(w, "  %s: %s\n", k, in.Layout.Annotations[k])
+		}
+	}
+	fmt.Fprintf(w, "Referrers:     %d\n", len(in.Referrers))
+	for _, r := range in.Referrers {
+		fmt.Fprintf(w, "  %s %s\n", orNone(r.ArtifactType), r.Digest)
+	}
+}

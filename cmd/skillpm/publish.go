@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/skill"
+)
+
+type publishOptions struct {
+	dir     string
+	repo    registry.Reference
+	version string
+	force   bool
+}
+
+func publishCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "publish",
+		Usage: "lint, pack and push a skill to an OCI registry or layout folder",
+		UsageText: `skillpm publish [options] DIR REPOSITORY
+
+REPOSITORY is written as oras and helm write it
+(registry.example.com/org/skills/pdf) or oci:PATH for an OCI image layout
+folder. The tag is the skill's version (frontmatter version, or --version;
+"+" is written "_"). The skill is linted first; publishing stops on lint
+errors. An existing version is never moved to different content unless
+--force is given; publishing identical content again changes nothing.
+
+Examples:
+  skillpm publish ./pdf ghcr.io/acme/skills/pdf
+  skillpm publish ./pdf oci:./registry/pdf
+  skillpm publish --plain-http ./pdf 127.0.0.1:5000/skills/pdf --version 1.2.1`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "version", Usage: "publish as `VERSION` instead of the frontmatter version"},
+			&cli.BoolFlag{Name: "force", Usage: "move an existing version tag to this content"},
+		}, registryFlags()...),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return usageErrorf(c, "publish takes a skill folder and a repository")
+			}
+			repo, err := parseRef(c, c.Args().Get(1))
+			if err != nil {
+				return err
+			}
+			if repo.Digest != "" || repo.Range != "" {
+				return usageErrorf(c, "publish takes a repository, not a digest or range: the tag is the skill's version")
+			}
+			opts := publishOptions{dir: c.Args().First(), repo: repo, version: c.String("version"), force: c.Bool("force")}
+			if repo.Tag != "" {
+				if opts.version != "" && registry.EscapeTag(opts.version) != repo.Tag {
+					return usageErrorf(c, "tag %q and --version %q disagree", repo.Tag, opts.version)
+				}
+				v, ok := registry.VersionFromTag(repo.Tag)
+				if !ok {
+					return usageErrorf(c, "tag %q is not a semver version; publish tags skills with their version", repo.Tag)
+				}
+				opts.version = v.Original()
+			}
+			return runPublish(c, e, opts)
+		},
+	}
+}
+
+func runPublish(c *cli.Context, e *env, opts publishOptions) error {
+	l, err := skill.NewLinter()
+	if err != nil {
+		return err
+	}
+	res := l.Lint(opts.dir, skill.LintOptions{})
+	if res.Errors() > 0 {
+		printLint(e, []*skill.Result{res}, res.Errors(), res.Warnings())
+		return &silentError{code: exitInvalid}
+	}
+	created, err := createdTime()
+	if err != nil {
+		return err
+	}
+	p, err := registry.Pack(c.Context, opts.dir, registry.PackOptions{Version: opts.version, Created: created})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	if p.Version == "" {
+		return usageErrorf(c, "%s has no version: set version in its SKILL.md frontmatter or pass --version", opts.dir)
+	}
+	client, err := newRegistryClient(e, c)
+	if err != nil {
+		return err
+	}
+	pub, err := client.Publish(c.Context, p, opts.repo, registry.PublishOptions{Force: opts.force})
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return writeJSON(e.stdout, map[string]any{
+			"name": p.Name, "version": p.Version, "reference": pub.Ref.String(),
+			"repository": opts.repo.Repo(), "tag": pub.Ref.Tag, "digest": pub.Ref.Digest,
+			"unchanged": pub.Unchanged,
+		})
+	}
+	if !e.quiet {
+		verb := "published"
+		if pub.Unchanged {
+			verb = "unchanged (already published)"
+		}
+		fmt.Fprintf(e.stdout, "%s %s %s\n%s\n", verb, p.Name, p.Version, pub.Ref)
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"path"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/skillpm/skillpm/registry"
+)
+
+func pullCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "pull",
+		Usage: "download a skill into a folder",
+		UsageText: `skillpm pull [options] REF
+
+REF is REPOSITORY[:TAG|@sha256:DIGEST|@RANGE]; with neither, the highest
+stable version. The skill's files land in DIR (DIR/SKILL.md), by default a
+folder named after the skill. Every byte is checked against its digest
+before anything is written; content is cached by digest under
+$SKILLPM_HOME/cache, so pulling it again downloads nothing.
+
+Examples:
+  skillpm pull ghcr.io/acme/skills/pdf:1.2.0
+  skillpm pull ghcr.io/acme/skills/pdf@^1.2 -o .claude/skills/pdf
+  skillpm pull oci:./registry/pdf@sha256:0f2e… -o pdf`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the skill into `DIR`"},
+			&cli.BoolFlag{Name: "force", Usage: "replace DIR when it is not empty"},
+		}, registryFlags()...),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf(c, "pull takes one reference")
+			}
+			ref, err := parseRef(c, c.Args().First())
+			if err != nil {
+				return err
+			}
+			return runPull(c, e, ref, c.String("output"), c.Bool("force"))
+		},
+	}
+}
+
+func runPull(c *cli.Context, e *env, ref registry.Reference, dst string, force bool) error {
+	client, err := newRegistryClient(e, c)
+	if err != nil {
+		return err
+	}
+	res, err := client.Resolve(c.Context, ref)
+	if err != nil {
+		return err
+	}
+	if res.Layout.Note != "" {
+		fmt.Fprintf(e.stderr, "warning: %s: %s\n", res.Ref.Repo(), res.Layout.Note)
+	}
+	if dst == "" {
+		dst = res.Name()
+		if dst == "" {
+			dst = path.Base(ref.Repository)
+		}
+		if dst == "" || dst == "." || dst == "/" {
+			return usageErrorf(c, "cannot tell the skill's name; pass -o DIR")
+		}
+	}
+	st, err := client.Extract(c.Context, res, dst, registry.PullOptions{Overwrite: force})
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return writeJSON(e.stdout, map[string]any{
+			"name": res.Name(), "version": res.Version(), "reference": res.Ref.String(),
+			"digest": res.Ref.Digest, "format": res.Layout.Format, "note": res.Layout.Note,
+			"dir": dst, "files": st.Files, "bytes": st.Bytes,
+		})
+	}
+	if !e.quiet {
+		fmt.Fprintf(e.stdout, "pulled %s %s into %s\n%s\n", orUnknown(res.Name()), orNone(res.Version()), dst, res.Ref)
+	}
+	return nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(unnamed skill)"
+	}
+	return s
+}

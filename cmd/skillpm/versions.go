@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+)
+
+func versionsCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "versions",
+		Usage: "list a skill's published versions, lowest first",
+		UsageText: `skillpm versions [options] REPOSITORY
+
+Lists the semver tags of REPOSITORY ("_" read as "+"), sorted by semver.
+Other tags (latest, signatures, attestations) are left out.
+
+Examples:
+  skillpm versions ghcr.io/acme/skills/pdf
+  skillpm versions --json oci:./registry/pdf`,
+		Flags: registryFlags(),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf(c, "versions takes one repository")
+			}
+			ref, err := parseRef(c, c.Args().First())
+			if err != nil {
+				return err
+			}
+			client, err := newRegistryClient(e, c)
+			if err != nil {
+				return err
+			}
+			vs, err := client.Versions(c.Context, ref)
+			if err != nil {
+				return err
+			}
+			out := make([]string, 0, len(vs))
+			for _, v := range vs {
+				out = append(out, v.Original())
+			}
+			if e.json {
+				return writeJSON(e.stdout, map[string]any{"repository": ref.Repo(), "versions": out})
+			}
+			for _, v := range out {
+				fmt.Fprintln(e.stdout, v)
+			}
+			return nil
+		},
+	}
+}
