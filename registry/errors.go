@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 )
 
@@ -94,6 +95,9 @@ func classify(err error) error {
 			return &kindError{ErrNetwork, err}
 		}
 		return err
+	}
+	if errors.Is(err, auth.ErrBasicCredentialNotFound) {
+		return &kindError{ErrUnauthorized, err}
 	}
 	if errors.Is(err, errdef.ErrNotFound) {
 		return &kindError{ErrNotFound, err}
