@@ -177,11 +177,10 @@ func decorate(e *env, cmd *cli.Command) {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	app := newApp(e)
-	if len(args) > 1 {
-		if name := args[1]; !strings.HasPrefix(name, "-") && app.Command(name) == nil && name != "help" {
-			err := &usageError{msg: fmt.Sprintf("unknown command %q", name), hint: suggestCommand(app, name)}
-			return report(e, err)
-		}
+	if name := commandName(args); name != "" && app.Command(name) == nil && name != "help" {
+		e.json = hasFlag(args, "json")
+		err := &usageError{msg: fmt.Sprintf("unknown command %q", name), hint: suggestCommand(app, name)}
+		return report(e, err)
 	}
 	if err := app.RunContext(ctx, reorderArgs(app, args)); err != nil {
 		return report(e, err)
@@ -249,4 +248,31 @@ func levenshtein(a, b string) int {
 		prev = cur
 	}
 	return prev[len(b)]
+}
+
+// commandName returns the first argument that is not a global flag.
+func commandName(args []string) string {
+	for _, a := range args[1:] {
+		if a == "--" {
+			return ""
+		}
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
+}
+
+// hasFlag reports whether --name appears anywhere on the command line, for
+// errors raised before flags are parsed.
+func hasFlag(args []string, name string) bool {
+	for _, a := range args[1:] {
+		if a == "--" {
+			return false
+		}
+		if a == "--"+name || a == "-"+name {
+			return true
+		}
+	}
+	return false
 }
