@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -108,5 +111,42 @@ func TestExec(t *testing.T) {
 		if code != tc.wantCode || !strings.Contains(out, tc.wantStdout) {
 			t.Errorf("%s: exit %d, stdout %s, stderr %s; want exit %d, stdout ~ %s", tc.name, code, out, errOut, tc.wantCode, tc.wantStdout)
 		}
+	}
+}
+
+// BenchmarkRunCLI compares 'skillpm run' of a bash tool with running the
+// handler directly (bash SCRIPT < input): the difference is skillpm's
+// overhead per call, process start-up included.
+func BenchmarkRunCLI(b *testing.B) {
+	bin := buildBinary(b)
+	project, home := b.TempDir(), b.TempDir()
+	put(b, project, map[string]string{
+		".claude/skills/math/SKILL.md": "---\nname: math\ndescription: Add.\ntools:\n" +
+			bashTool("add", "add.sh", `{type: object, properties: {a: {type: integer}, b: {type: integer}}, required: [a, b]}`, "") + "---\nAdd.\n",
+		".claude/skills/math/add.sh": "#!/bin/bash\ninput=$(cat)\necho '{\"sum\":5}'\n",
+	})
+	env := append(os.Environ(), "HOME="+home, "SKILLPM_HOME="+b.TempDir())
+	script := filepath.Join(project, ".claude/skills/math/add.sh")
+	cases := []struct {
+		name string
+		cmd  func() *exec.Cmd
+	}{
+		{"skillpm-run", func() *exec.Cmd { return exec.Command(bin, "run", "-C", project, "add", "a=2", "b=3") }},
+		{"direct", func() *exec.Cmd {
+			c := exec.Command("bash", script)
+			c.Stdin = strings.NewReader(`{"a":2,"b":3,"__workDir":"/tmp"}`)
+			return c
+		}},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				c := tc.cmd()
+				c.Env = env
+				if out, err := c.Output(); err != nil || !strings.Contains(string(out), `"sum":5`) {
+					b.Fatalf("%v: %v %s", c.Args, err, out)
+				}
+			}
+		})
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,7 +24,7 @@ func runIn(t *testing.T, stdin io.Reader, args ...string) (code int, stdout, std
 
 // put writes files (relative path -> content) under root; .sh files are
 // executable.
-func put(t *testing.T, root string, files map[string]string) {
+func put(t testing.TB, root string, files map[string]string) {
 	t.Helper()
 	for p, body := range files {
 		full := filepath.Join(root, filepath.FromSlash(p))
@@ -191,5 +193,53 @@ func TestToolsWarmIndex(t *testing.T) {
 	code, _, errOut = runIn(t, nil, "tools", "--debug", "--no-index", "-C", project)
 	if code != 0 || !strings.Contains(errOut, "0 hits, 3 misses") {
 		t.Errorf("--no-index: exit %d, stderr:\n%s\nwant no index hits", code, errOut)
+	}
+}
+
+// buildBinary builds skillpm into a temporary folder, for process-level
+// benchmarks.
+func buildBinary(b *testing.B) string {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "skillpm")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// BenchmarkToolsCLI1000 runs the skillpm binary ('tools --json') over 1,000
+// installed skills: warm reads the index, no-index parses every SKILL.md.
+// This is the process-level discovery figure (start-up included).
+func BenchmarkToolsCLI1000(b *testing.B) {
+	bin := buildBinary(b)
+	project, home := b.TempDir(), b.TempDir()
+	files := map[string]string{}
+	for i := range 1000 {
+		name := fmt.Sprintf("skill-%04d", i)
+		files[".claude/skills/"+name+"/SKILL.md"] = "---\nname: " + name + "\ndescription: Skill " + name + ".\ntools:\n" +
+			bashTool(fmt.Sprintf("tool_%04d", i), "run.sh", `{type: object, properties: {text: {type: string}}, required: [text]}`, "") +
+			"---\n\n" + strings.Repeat("Instructions.\n", 100)
+	}
+	put(b, project, files)
+	env := append(os.Environ(), "HOME="+home, "SKILLPM_HOME="+b.TempDir())
+	for _, mode := range []string{"warm-index", "no-index"} {
+		args := []string{"tools", "--json", "-C", project}
+		if mode == "no-index" {
+			args = append(args, "--no-index")
+		}
+		run := func() {
+			cmd := exec.Command(bin, args...)
+			cmd.Env = env
+			if out, err := cmd.Output(); err != nil || !bytes.Contains(out, []byte("tool_0999")) {
+				b.Fatalf("skillpm %v: %v", args, err)
+			}
+		}
+		run() // prime the index
+		b.Run(mode, func(b *testing.B) {
+			for b.Loop() {
+				run()
+			}
+		})
 	}
 }
