@@ -197,6 +197,11 @@ func (s *Skill) InferProfile() Profile {
 	return ProfileAgentSkills
 }
 
+// maxPerRule bounds the diagnostics one rule reports for one skill, so a
+// hostile SKILL.md (a million broken links) cannot make lint's output, or
+// its memory, grow with it. The rest are counted in one summary diagnostic.
+const maxPerRule = 100
+
 // checker runs the rules over one loaded skill.
 type checker struct {
 	l       *Linter
@@ -204,10 +209,29 @@ type checker struct {
 	profile Profile
 	forced  bool // the profile was given, not inferred
 	diags   []Diagnostic
+	count   map[string]int // diagnostics per rule
+	over    []Diagnostic   // first diagnostic past maxPerRule, per rule
 }
 
 func (c *checker) add(rule string, file string, line int, msg, fix string) {
-	c.diags = append(c.diags, Diagnostic{Rule: rule, File: file, Line: line, Message: msg, Fix: fix})
+	if c.count == nil {
+		c.count = map[string]int{}
+	}
+	c.count[rule]++
+	switch n := c.count[rule]; {
+	case n == maxPerRule+1:
+		c.over = append(c.over, Diagnostic{Rule: rule, File: file, Line: line, Fix: "fix the problems shown and lint again"})
+	case n <= maxPerRule:
+		c.diags = append(c.diags, Diagnostic{Rule: rule, File: file, Line: line, Message: msg, Fix: fix})
+	}
+}
+
+// summarize reports how many diagnostics maxPerRule left out.
+func (c *checker) summarize() {
+	for _, d := range c.over {
+		d.Message = fmt.Sprintf("%d more %s problems not shown", c.count[d.Rule]-maxPerRule, d.Rule)
+		c.diags = append(c.diags, d)
+	}
 }
 
 func (c *checker) skillMD(rule string, line int, msg, fix string) {
@@ -233,4 +257,5 @@ func (c *checker) run() {
 	}
 	c.checkTools()
 	c.checkLinks()
+	c.summarize()
 }

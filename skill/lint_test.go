@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -238,5 +239,26 @@ func TestParseProfile(t *testing.T) {
 	}
 	if _, err := ParseProfile("claude"); err == nil || !strings.Contains(err.Error(), "agent-skills, skill-tools or universal") {
 		t.Errorf("ParseProfile(%q) error = %v; want one listing the profiles", "claude", err)
+	}
+}
+
+// TestLintCapsDiagnosticsPerRule checks that a hostile file cannot make the
+// diagnostics grow with it: past 100 per rule, one summary counts the rest.
+func TestLintCapsDiagnosticsPerRule(t *testing.T) {
+	var b strings.Builder
+	for i := range 250 {
+		fmt.Fprintf(&b, "[l](missing-%d.md)\n", i)
+	}
+	dir := writeSkill(t, "x", map[string]string{"SKILL.md": skillMD(b.String(), "name: x", "description: d")})
+	res := newLinter(t).Lint(dir, LintOptions{})
+	if len(res.Diagnostics) != 101 || res.Errors() != 101 {
+		t.Fatalf("Lint() = %d diagnostics (%d errors); want 100 link-broken and one summary", len(res.Diagnostics), res.Errors())
+	}
+	last := res.Diagnostics[100]
+	if last.Rule != "link-broken" || last.Line != 105 || last.Message != "150 more link-broken problems not shown" || last.Fix == "" {
+		t.Errorf("summary = %+v; want link-broken on line 105 (the first left out): 150 more link-broken problems not shown", last)
+	}
+	if first := res.Diagnostics[0]; first.Line != 5 || !strings.Contains(first.Message, `"missing-0.md"`) {
+		t.Errorf("first diagnostic = %s; want missing-0.md on line 5", first)
 	}
 }
