@@ -174,17 +174,22 @@ func (m *Manifest) InstallTargets() []string {
 	return m.Targets
 }
 
-// RegistryFor returns the registry prefix for a skill: its own, or the
-// project default. An oci: path is made absolute against the project.
+// RegistryFor returns the registry prefix for a skill as written: its
+// own, or the project default.
 func (m *Manifest) RegistryFor(name string) string {
-	r := m.Registry
 	if w, ok := m.Skills[name]; ok && w.Registry != "" {
-		r = w.Registry
+		return w.Registry
 	}
-	if p, ok := strings.CutPrefix(r, "oci:"); ok && !filepath.IsAbs(p) {
+	return m.Registry
+}
+
+// Abs makes a repository usable from any folder: a relative oci: path is
+// joined to the project folder. Other repositories are returned as is.
+func (m *Manifest) Abs(repo string) string {
+	if p, ok := strings.CutPrefix(repo, "oci:"); ok && !filepath.IsAbs(p) {
 		return "oci:" + filepath.Join(m.Dir(), p)
 	}
-	return r
+	return repo
 }
 
 // InputsDigest hashes everything resolution depends on, so a lock made

@@ -73,11 +73,14 @@ func TestRegistryFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := m.RegistryFor("pdf"), "oci:"+filepath.Join(dir, "registry"); got != want {
+	if got, want := m.Abs(m.RegistryFor("pdf")+"/pdf"), "oci:"+filepath.Join(dir, "registry/pdf"); got != want {
 		t.Errorf("RegistryFor(pdf) = %q; want %q", got, want)
 	}
 	if got, want := m.RegistryFor("other"), "ghcr.io/acme/skills"; got != want {
 		t.Errorf("RegistryFor(other) = %q; want %q", got, want)
+	}
+	if got, want := m.Abs("ghcr.io/acme/skills/other"), "ghcr.io/acme/skills/other"; got != want {
+		t.Errorf("Abs of a remote repository = %q; want it unchanged", got)
 	}
 }
 

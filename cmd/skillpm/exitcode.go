@@ -9,7 +9,11 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/manager"
+	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/toolrun"
 	"github.com/urfave/cli/v2"
@@ -38,11 +42,14 @@ const (
 // where errors become codes.
 func exitCode(err error) int {
 	var (
-		ue *usageError
-		ce cli.ExitCoder
-		se *silentError
-		le *skill.Error
-		te *toolrun.Error
+		ue  *usageError
+		ce  cli.ExitCoder
+		se  *silentError
+		le  *skill.Error
+		te  *toolrun.Error
+		nse *resolve.NoSolutionError
+		hae *install.HandAuthoredError
+		mde *install.ModifiedError
 	)
 	switch {
 	case err == nil:
@@ -55,6 +62,14 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, agent.ErrNotFound):
 		return exitNotFound
+	case errors.Is(err, manager.ErrStaleLock):
+		return exitStaleLock
+	case errors.As(err, &nse):
+		return exitConflict
+	case errors.Is(err, resolve.ErrNotFound), errors.Is(err, errNotInstalled), errors.Is(err, project.ErrNotFound):
+		return exitNotFound
+	case errors.As(err, &hae), errors.As(err, &mde):
+		return exitModified
 	case errors.Is(err, registry.ErrUnauthorized):
 		return exitAuth
 	case errors.Is(err, registry.ErrNotFound):

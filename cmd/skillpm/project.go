@@ -1,0 +1,177 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/lockfile"
+	"github.com/skillpm/skillpm/manager"
+	"github.com/skillpm/skillpm/project"
+	"github.com/urfave/cli/v2"
+)
+
+// projectFlags are shared by the commands that work on a project.
+func projectFlags() []cli.Flag {
+	return append(registryFlags(),
+		&cli.StringFlag{Name: "project", Aliases: []string{"C"}, Usage: "work on the project in `DIR` (default: the nearest folder with skills.yaml)"},
+		&cli.BoolFlag{Name: "global", Aliases: []string{"g"}, Usage: "work on the user scope (~/.claude/skills, ~/.agents/skills)"},
+	)
+}
+
+// projectDir finds the project: --project, else the nearest folder upward
+// holding skills.yaml, else the current folder.
+func projectDir(c *cli.Context) (string, error) {
+	if c.Bool("global") {
+		return globalDir()
+	}
+	if d := c.String("project"); d != "" {
+		return filepath.Abs(d)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, project.FileName)); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return wd, nil
+		}
+	}
+}
+
+// globalDir holds the user scope's skills.yaml and skills.lock.
+// It is $SKILLPM_HOME/global, else the user config folder's skillpm/global.
+func globalDir() (string, error) {
+	h := skillpmHome()
+	if h == "" {
+		c, err := os.UserConfigDir()
+		if err != nil {
+			return "", err
+		}
+		h = filepath.Join(c, "skillpm")
+	}
+	d := filepath.Join(h, "global")
+	return d, os.MkdirAll(d, 0o755)
+}
+
+// userTargets are the folders -g installs into.
+func userTargets() ([]string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil, err
+	}
+	return []string{filepath.Join(home, ".claude/skills"), filepath.Join(home, ".agents/skills")}, nil
+}
+
+// openManager loads the project (create: a missing skills.yaml starts
+// empty) and connects its registry client.
+func openManager(e *env, c *cli.Context, create bool) (*manager.Manager, error) {
+	dir, err := projectDir(c)
+	if err != nil {
+		return nil, err
+	}
+	p, err := project.Load(dir)
+	if errors.Is(err, project.ErrNotFound) && create {
+		p = project.New(dir, defaultRegistry(dir))
+	} else if err != nil {
+		return nil, err
+	}
+	client, err := newRegistryClient(e, c)
+	if err != nil {
+		return nil, err
+	}
+	m := &manager.Manager{Project: p, Registry: &manager.RegistrySource{Client: client, Cache: openMetaCache(e)}}
+	if e.stderrTTY && !e.quiet || e.debug {
+		m.Log = e.stderr
+	}
+	if c.Bool("global") {
+		if m.Targets, err = userTargets(); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// defaultRegistry is where a new project resolves from: the SKILLPM_REGISTRY
+// environment variable, else a registry folder in the project (the
+// embedded default, no server).
+func defaultRegistry(dir string) string {
+	if r := os.Getenv("SKILLPM_REGISTRY"); r != "" {
+		return r
+	}
+	return "oci:./registry"
+}
+
+// saveProject writes skills.yaml and skills.lock, the lock last so a
+// crash between them leaves a stale lock, which the next run detects.
+func saveProject(m *manager.Manager, lock *lockfile.File) error {
+	data, err := m.Project.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := lockfile.WriteFileAtomic(m.Project.Path(), data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", m.Project.Path(), err)
+	}
+	if err := lockfile.Write(m.LockPath(), lock); err != nil {
+		return fmt.Errorf("write %s: %w", m.LockPath(), err)
+	}
+	return nil
+}
+
+// withLock runs fn holding the project lock.
+func withLock(c *cli.Context, m *manager.Manager, fn func() error) error {
+	if err := os.MkdirAll(m.Project.Dir(), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	l, err := install.Acquire(c.Context, m.Project.Dir())
+	if err != nil {
+		return err
+	}
+	defer l.Unlock()
+	return fn()
+}
+
+// printChanges reports what an install did.
+func printChanges(e *env, res *install.Result, lock *lockfile.File) error {
+	if e.json {
+		return writeJSON(e.stdout, map[string]any{"changes": nonNil(res.Changes), "skills": lock.Skills})
+	}
+	if e.quiet {
+		return nil
+	}
+	n := res.Count(install.ActionInstall) + res.Count(install.ActionUpdate) + res.Count(install.ActionRepair)
+	fmt.Fprintf(e.stdout, "%d skills locked; %d installed or updated, %d removed, %d unchanged\n",
+		len(lock.Skills), n, res.Count(install.ActionRemove), res.Count(install.ActionUnchanged))
+	return nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// errNotInstalled reports a skill that is not in the project.
+var errNotInstalled = errors.New("skill not installed")
+
+// openOffline loads the project for commands that need no registry.
+func openOffline(c *cli.Context, dir string) (*manager.Manager, error) {
+	p, err := project.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	m := &manager.Manager{Project: p}
+	if c.Bool("global") {
+		if m.Targets, err = userTargets(); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}

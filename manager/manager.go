@@ -1,0 +1,313 @@
+// Package manager ties a project together: it resolves skills.yaml into
+// skills.lock through a registry, and installs the lock into the project's
+// target folders. Like Helm's downloader.Manager, resolving returns a lock
+// and downloads no content; installing reads only the lock.
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/lockfile"
+	"github.com/skillpm/skillpm/project"
+	"github.com/skillpm/skillpm/resolve"
+	"github.com/skillpm/skillpm/skill"
+	"golang.org/x/sync/errgroup"
+)
+
+// Release is one published version of a skill, as resolution and locking
+// need it. It comes from a tag and the small config blob, never the
+// content.
+type Release struct {
+	Repository string
+	Version    string
+	Manifest   string // manifest digest
+	Content    string // content layer digest
+	// DependsOn are the depends_on entries, "name@constraint".
+	DependsOn []string
+}
+
+// Registry is what a project needs from registries. Implementations add
+// caching; the manager adds parallelism.
+type Registry interface {
+	// Versions lists the semver versions published in repo. A repository
+	// that does not exist returns an error wrapping resolve.ErrNotFound.
+	Versions(ctx context.Context, repo string) ([]*semver.Version, error)
+	// Describe returns one version's release metadata.
+	Describe(ctx context.Context, repo, version string) (*Release, error)
+	// Materialize writes a locked skill's verified files into dir.
+	Materialize(ctx context.Context, s lockfile.Skill, dir string) error
+}
+
+// ErrStaleLock is returned by Frozen when skills.lock is missing or was
+// resolved from other skills.yaml inputs.
+var ErrStaleLock = errors.New("skills.lock is missing or out of date")
+
+// Manager works on one project.
+type Manager struct {
+	Project  *project.Manifest
+	Registry Registry
+	// Targets overrides the project's install targets (absolute paths);
+	// nil uses skills.yaml's targets under the project folder.
+	Targets []string
+	// Log receives progress lines; nil discards.
+	Log io.Writer
+}
+
+// LockPath returns the project's skills.lock path.
+func (m *Manager) LockPath() string { return filepath.Join(m.Project.Dir(), lockfile.FileName) }
+
+// TargetDirs returns the absolute install targets.
+func (m *Manager) TargetDirs() []string {
+	if m.Targets != nil {
+		return m.Targets
+	}
+	var out []string
+	for _, t := range m.Project.InstallTargets() {
+		out = append(out, filepath.Join(m.Project.Dir(), t))
+	}
+	return out
+}
+
+// Repository returns the repository a skill resolves from, as the lock
+// records it: its registry prefix, as written in skills.yaml, joined with
+// its name. Registry calls take it through Project.Abs.
+func (m *Manager) Repository(name string) (string, error) {
+	r := m.Project.RegistryFor(name)
+	if r == "" {
+		return "", fmt.Errorf("no registry for %s: set 'registry:' in %s (for example oci:./registry or ghcr.io/acme/skills)", name, project.FileName)
+	}
+	return strings.TrimRight(r, "/") + "/" + name, nil
+}
+
+// ReadLock reads the project's lock; a missing lock returns nil, nil.
+func (m *Manager) ReadLock() (*lockfile.File, error) {
+	l, err := lockfile.Read(m.LockPath())
+	if errors.Is(err, lockfile.ErrNotFound) {
+		return nil, nil
+	}
+	return l, err
+}
+
+// Fresh reports whether lock was resolved from the current skills.yaml.
+func (m *Manager) Fresh(lock *lockfile.File) bool {
+	return lock != nil && lock.Inputs == m.Project.InputsDigest()
+}
+
+// ResolveOptions tune Resolve.
+type ResolveOptions struct {
+	// Previous is the lock to stay close to: its versions are kept while
+	// they satisfy. Nil resolves from scratch.
+	Previous *lockfile.File
+	// Upgrade names skills to move to their highest acceptable version.
+	Upgrade []string
+	// UpgradeAll ignores Previous.
+	UpgradeAll bool
+}
+
+// Resolve computes the lock for the project's wants. It fetches metadata
+// only (tags and config blobs), never content.
+func (m *Manager) Resolve(ctx context.Context, opts ResolveOptions) (*lockfile.File, *resolve.Solution, error) {
+	ctx, cancel := context.WithCancel(ctx) // ends prefetches with the call
+	defer cancel()
+	var wants []resolve.Dependency
+	for _, name := range m.Project.Names() {
+		d, err := resolve.NewDependency(name, m.Project.Skills[name].Constraint)
+		if err != nil {
+			return nil, nil, err
+		}
+		wants = append(wants, d)
+	}
+	src := &source{m: m, releases: map[string]*Release{}, versions: map[string][]*semver.Version{}}
+	ro := resolve.Options{Upgrade: opts.Upgrade, UpgradeAll: opts.UpgradeAll, Prereleases: m.Project.Prereleases}
+	if opts.Previous != nil {
+		ro.Locked = map[string]*semver.Version{}
+		for _, s := range opts.Previous.Skills {
+			if v, err := semver.NewVersion(s.Version); err == nil {
+				ro.Locked[s.Name] = v
+			}
+		}
+	}
+	sol, err := resolve.Resolve(ctx, wants, src, ro)
+	if err != nil {
+		return nil, nil, err
+	}
+	lock := &lockfile.File{Inputs: m.Project.InputsDigest()}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	entries := make([]lockfile.Skill, len(sol.Skills))
+	for i, s := range sol.Skills {
+		g.Go(func() error {
+			rel, err := src.describe(gctx, s.Name, s.Version.Original())
+			if err != nil {
+				return err
+			}
+			repo, err := m.Repository(s.Name)
+			if err != nil {
+				return err
+			}
+			e := lockfile.Skill{Name: s.Name, Version: rel.Version, Repository: repo, Manifest: rel.Manifest, Content: rel.Content}
+			for _, d := range s.Dependencies {
+				e.Dependencies = append(e.Dependencies, d.Name)
+			}
+			_, e.Requested = m.Project.Skills[s.Name]
+			if prev := opts.Previous; prev != nil {
+				if p := prev.Find(s.Name); p != nil && p.Manifest == e.Manifest {
+					e.Signer = p.Signer
+				}
+			}
+			entries[i] = e
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	lock.Skills = entries
+	lock.Normalize()
+	return lock, sol, nil
+}
+
+// source adapts the Registry to resolve.Source, memoising answers and
+// prefetching likely config blobs in parallel.
+type source struct {
+	m        *Manager
+	mu       sync.Mutex
+	versions map[string][]*semver.Version
+	releases map[string]*Release
+	inflight sync.Map // key -> chan struct{}
+}
+
+func (s *source) Versions(ctx context.Context, name string) ([]*semver.Version, error) {
+	repo, err := s.m.Repository(name)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := s.m.Registry.Versions(ctx, s.m.Project.Abs(repo))
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) == 0 {
+		return nil, fmt.Errorf("%s: no versions published: %w", repo, resolve.ErrNotFound)
+	}
+	// Prefetch the two highest versions' metadata: they are what the
+	// solver asks for next.
+	sorted := append([]*semver.Version(nil), vs...)
+	sort.Sort(sort.Reverse(semver.Collection(sorted)))
+	for _, v := range sorted[:min(2, len(sorted))] {
+		go s.describe(ctx, name, v.Original())
+	}
+	return vs, nil
+}
+
+func (s *source) Dependencies(ctx context.Context, name string, v *semver.Version) ([]resolve.Dependency, error) {
+	rel, err := s.describe(ctx, name, v.Original())
+	if err != nil {
+		return nil, err
+	}
+	var deps []resolve.Dependency
+	for _, raw := range rel.DependsOn {
+		d, err := skill.ParseDependency(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", name, v.Original(), err)
+		}
+		c := d.Constraint
+		if c == "*" {
+			c = ""
+		}
+		rd, err := resolve.NewDependency(d.Name, c)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", name, v.Original(), err)
+		}
+		deps = append(deps, rd)
+	}
+	return deps, nil
+}
+
+// describe fetches one release once, however many callers ask.
+func (s *source) describe(ctx context.Context, name, version string) (*Release, error) {
+	key := name + "@" + version
+	for {
+		s.mu.Lock()
+		if r, ok := s.releases[key]; ok {
+			s.mu.Unlock()
+			return r, nil
+		}
+		s.mu.Unlock()
+		ch := make(chan struct{})
+		if other, loaded := s.inflight.LoadOrStore(key, ch); loaded {
+			select {
+			case <-other.(chan struct{}):
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		repo, err := s.m.Repository(name)
+		var rel *Release
+		if err == nil {
+			rel, err = s.m.Registry.Describe(ctx, s.m.Project.Abs(repo), version)
+		}
+		if err == nil {
+			s.mu.Lock()
+			s.releases[key] = rel
+			s.mu.Unlock()
+		}
+		s.inflight.Delete(key)
+		close(ch)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", name, version, err)
+		}
+		return rel, nil
+	}
+}
+
+// Install makes the targets hold exactly lock's skills.
+func (m *Manager) Install(ctx context.Context, lock *lockfile.File, force, dryRun bool) (*install.Result, error) {
+	return install.Sync(ctx, lock, install.Options{
+		Targets: m.TargetDirs(), Source: absSource{m}, Force: force, DryRun: dryRun, Log: m.Log,
+	})
+}
+
+// absSource resolves relative oci: repositories of the lock against the
+// project folder before fetching.
+type absSource struct{ m *Manager }
+
+func (a absSource) Materialize(ctx context.Context, s lockfile.Skill, dir string) error {
+	s.Repository = a.m.Project.Abs(s.Repository)
+	return a.m.Registry.Materialize(ctx, s, dir)
+}
+
+// Versions lists the published versions of a locked skill's repository.
+func (m *Manager) Versions(ctx context.Context, s lockfile.Skill) ([]*semver.Version, error) {
+	return m.Registry.Versions(ctx, m.Project.Abs(s.Repository))
+}
+
+// SolutionFromLock rebuilds the dependency graph of a lock, offline, for
+// 'why'.
+func SolutionFromLock(p *project.Manifest, lock *lockfile.File) *resolve.Solution {
+	sol := &resolve.Solution{}
+	for _, n := range p.Names() {
+		sol.Wants = append(sol.Wants, resolve.Dependency{Name: n, Raw: p.Skills[n].Constraint})
+	}
+	for _, s := range lock.Skills {
+		v, err := semver.NewVersion(s.Version)
+		if err != nil {
+			continue
+		}
+		k := resolve.Skill{Name: s.Name, Version: v}
+		for _, d := range s.Dependencies {
+			k.Dependencies = append(k.Dependencies, resolve.Dependency{Name: d})
+		}
+		sol.Skills = append(sol.Skills, k)
+	}
+	return sol
+}

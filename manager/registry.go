@@ -1,0 +1,143 @@
+package manager
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/opencontainers/go-digest"
+	"github.com/skillpm/skillpm/lockfile"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/resolve"
+)
+
+// MetaCache keeps release metadata between runs (the index), so that a
+// warm cache resolves without a network. Every method is best effort.
+type MetaCache interface {
+	// Versions returns the versions last listed for repo.
+	Versions(repo string) ([]string, bool)
+	// PutVersions records the versions listed for repo.
+	PutVersions(repo string, versions []string)
+	// Release returns what Describe learnt of repo at version.
+	Release(repo, version string) ([]byte, bool)
+	// PutRelease records a release (opaque JSON).
+	PutRelease(repo, version string, data []byte)
+}
+
+// RegistrySource is the Registry of a real registry client, with an
+// optional metadata cache.
+type RegistrySource struct {
+	Client *registry.Client
+	// Cache, when set, answers Describe without a request and Versions
+	// when the registry is unreachable.
+	Cache MetaCache
+}
+
+var _ Registry = (*RegistrySource)(nil)
+
+// Versions lists repo's semver tags. When the registry cannot be reached,
+// the versions last listed are used.
+func (r *RegistrySource) Versions(ctx context.Context, repo string) ([]*semver.Version, error) {
+	ref, err := registry.ParseReference(repo)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := r.Client.Versions(ctx, ref)
+	if err != nil {
+		if errors.Is(err, registry.ErrNotFound) {
+			return nil, fmt.Errorf("%w: %w", resolve.ErrNotFound, err)
+		}
+		if r.Cache != nil && errors.Is(err, registry.ErrNetwork) {
+			if cached, ok := r.Cache.Versions(repo); ok {
+				return parseVersions(cached), nil
+			}
+		}
+		return nil, err
+	}
+	if r.Cache != nil {
+		var s []string
+		for _, v := range vs {
+			s = append(s, v.Original())
+		}
+		r.Cache.PutVersions(repo, s)
+	}
+	return vs, nil
+}
+
+func parseVersions(s []string) []*semver.Version {
+	var out []*semver.Version
+	for _, v := range s {
+		if sv, err := semver.StrictNewVersion(v); err == nil {
+			out = append(out, sv)
+		}
+	}
+	return out
+}
+
+// Describe reads the manifest and config of repo at version (from the
+// cache when it has them: published version tags do not move).
+func (r *RegistrySource) Describe(ctx context.Context, repo, version string) (*Release, error) {
+	if r.Cache != nil {
+		if data, ok := r.Cache.Release(repo, version); ok {
+			var rel Release
+			if json.Unmarshal(data, &rel) == nil && rel.Manifest != "" {
+				return &rel, nil
+			}
+		}
+	}
+	ref, err := registry.ParseReference(repo)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.Client.Resolve(ctx, ref.WithTag(registry.EscapeTag(version)))
+	if err != nil {
+		return nil, err
+	}
+	rel := &Release{Repository: repo, Version: version, Manifest: res.Ref.Digest.String()}
+	if len(res.Layout.Layers) > 0 {
+		rel.Content = res.Layout.Layers[0].Digest.String()
+	}
+	if res.Config != nil {
+		for _, d := range res.Config.DependsOn {
+			rel.DependsOn = append(rel.DependsOn, d.String())
+		}
+	}
+	if r.Cache != nil {
+		if data, err := json.Marshal(rel); err == nil {
+			r.Cache.PutRelease(repo, version, data)
+		}
+	}
+	return rel, nil
+}
+
+// Materialize pulls the locked manifest digest into dir and checks that
+// its content layer is the locked one.
+func (r *RegistrySource) Materialize(ctx context.Context, s lockfile.Skill, dir string) error {
+	ref, err := registry.ParseReference(s.Repository)
+	if err != nil {
+		return err
+	}
+	d, err := parseDigest(s.Manifest)
+	if err != nil {
+		return fmt.Errorf("%s: locked manifest %q: %w", s.Name, s.Manifest, err)
+	}
+	res, err := r.Client.Resolve(ctx, ref.WithDigest(d))
+	if err != nil {
+		return err
+	}
+	if s.Content != "" && (len(res.Layout.Layers) == 0 || res.Layout.Layers[0].Digest.String() != s.Content) {
+		return fmt.Errorf("%s %s: the registry's manifest %s has another content layer than the locked %s: %w", s.Name, s.Version, s.Manifest, s.Content, registry.ErrIntegrity)
+	}
+	_, err = r.Client.Extract(ctx, res, dir, registry.PullOptions{})
+	return err
+}
+
+func parseDigest(s string) (digest.Digest, error) {
+	d, err := digest.Parse(s)
+	if err != nil {
+		return "", err
+	}
+	return d, nil
+}
