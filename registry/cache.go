@@ -156,6 +156,44 @@ func (c *Cache) Put(ctx context.Context, d digest.Digest, size int64, r io.Reade
 	return os.Rename(tmp, p)
 }
 
+// BlobWriter spools one blob into the cache; Commit makes it visible.
+// The caller checks the digest of what it wrote (Unpack does, for
+// layers streamed into the cache while they are unpacked).
+type BlobWriter struct {
+	f    *os.File
+	path string
+}
+
+// NewWriter starts writing d into the cache.
+func (c *Cache) NewWriter(d digest.Digest) (*BlobWriter, error) {
+	p, err := c.path(d)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), ".ingest-*")
+	if err != nil {
+		return nil, err
+	}
+	return &BlobWriter{f: f, path: p}, nil
+}
+
+func (w *BlobWriter) Write(p []byte) (int, error) { return w.f.Write(p) }
+
+// Commit moves the verified blob into place.
+func (w *BlobWriter) Commit() error {
+	if err := w.f.Close(); err != nil {
+		os.Remove(w.f.Name())
+		return err
+	}
+	return os.Rename(w.f.Name(), w.path)
+}
+
+// Abort drops the partial blob.
+func (w *BlobWriter) Abort() {
+	w.f.Close()
+	os.Remove(w.f.Name())
+}
+
 // Delete drops d from the cache.
 func (c *Cache) Delete(d digest.Digest) error {
 	p, err := c.path(d)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/registry/remote/retry"
 
 	"github.com/skillpm/skillpm/registry/internal/regtest"
@@ -279,3 +280,35 @@ func sprintf(format string, args ...any) string {
 
 var _ = io.Discard
 var _ = digest.SHA256
+
+func TestInspectReferrers(t *testing.T) {
+	f := newFixture(t, Options{})
+	pub := f.publish(t, "pdf", "1.0.0", nil)
+	in, err := f.client.Inspect(bg, f.ref(t, "org/skills/pdf:1.0.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Referrers) != 0 {
+		t.Fatalf("referrers before signing: %d; want 0", len(in.Referrers))
+	}
+	// Attach a signature-like referrer, as cosign would.
+	r := f.raw(t, "org/skills/pdf")
+	subject := in.Layout.Manifest
+	subject.Annotations = nil
+	bundle := r.blob("application/vnd.dev.sigstore.bundle.v0.3+json", []byte(`{}`), nil)
+	r.manifest(ocispec.MediaTypeImageManifest, map[string]any{"schemaVersion": 2, "mediaType": ocispec.MediaTypeImageManifest,
+		"artifactType": "application/vnd.dev.sigstore.bundle.v0.3+json", "config": emptyConfig(r), "layers": []ocispec.Descriptor{bundle}, "subject": subject},
+		"sha256-"+pub.Ref.Digest.Encoded())
+	in, err = f.client.Inspect(bg, f.ref(t, "org/skills/pdf:1.0.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Referrers) != 1 || in.Referrers[0].ArtifactType != "application/vnd.dev.sigstore.bundle.v0.3+json" {
+		t.Errorf("referrers = %+v; want the bundle", in.Referrers)
+	}
+	// Signature tags are not versions.
+	vs, _ := f.client.Versions(bg, f.ref(t, "org/skills/pdf"))
+	if len(vs) != 1 {
+		t.Errorf("Versions = %v; want only 1.0.0", vs)
+	}
+}

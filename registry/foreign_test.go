@@ -151,7 +151,7 @@ func TestPullHostileRegistry(t *testing.T) {
 			data := fetchBlob(t, f, "org/skills/pdf", layer.Digest.String())
 			f.srv.Hook(serveInstead("/blobs/"+layer.Digest.String(), flip(data), "application/octet-stream"))
 			return f.ref(t, "org/skills/pdf:1.0.0")
-		}, ErrIntegrity, "content digest is"},
+		}, ErrIntegrity, "digest is"},
 		{"oversized manifest", func(t *testing.T) Reference {
 			r := f.raw(t, "hostile/big")
 			l := r.blob(MediaTypeContent, archive(t, entry{name: "SKILL.md", body: skillMD}), nil)

@@ -284,28 +284,46 @@ func (c *Client) Extract(ctx context.Context, res *Resolved, dst string, opts Pu
 		st, err := Unpack(ctx, r, dst, uo)
 		return st, wrapPull(res, err)
 	}
-	for attempt := 0; ; attempt++ {
-		fetched := false
-		if !cache.Has(layer.Digest, layer.Size) {
-			if err := c.download(ctx, res, layer); err != nil {
-				return UnpackStats{}, fmt.Errorf("pull %s: %w", res.Ref, err)
-			}
-			fetched = true
-		}
-		rc, _, err := cache.Open(layer.Digest)
-		if err != nil {
-			return UnpackStats{}, err
-		}
-		st, err := Unpack(ctx, rc, dst, uo)
-		rc.Close()
-		if err != nil && !fetched && attempt == 0 && (errors.Is(err, ErrIntegrity) || !cache.Verify(layer)) {
-			// A corrupt cache entry (it may fail as a bad archive before
-			// its digest is checked): drop it and fetch it again.
-			cache.Delete(layer.Digest)
-			continue
-		}
+	if !cache.Has(layer.Digest, layer.Size) {
+		st, err := c.streamLayer(ctx, res, layer, dst, uo)
 		return st, wrapPull(res, err)
 	}
+	rc, _, err := cache.Open(layer.Digest)
+	if err != nil {
+		return UnpackStats{}, err
+	}
+	st, err := Unpack(ctx, rc, dst, uo)
+	rc.Close()
+	if err != nil && !errors.Is(err, ErrExists) && !errors.Is(err, context.Canceled) && (errors.Is(err, ErrIntegrity) || !cache.Verify(layer)) {
+		// A corrupt cache entry (it may fail as a bad archive before its
+		// digest is checked): drop it and fetch it again.
+		cache.Delete(layer.Digest)
+		st, err = c.streamLayer(ctx, res, layer, dst, uo)
+	}
+	return st, wrapPull(res, err)
+}
+
+// streamLayer downloads a layer and unpacks it in one pass, writing it
+// into the cache as it goes. The cache entry is kept only when Unpack
+// has checked the digest of every byte.
+func (c *Client) streamLayer(ctx context.Context, res *Resolved, layer ocispec.Descriptor, dst string, uo UnpackOptions) (UnpackStats, error) {
+	rc, err := res.target.Fetch(ctx, layer)
+	if err != nil {
+		return UnpackStats{}, classify(err)
+	}
+	defer rc.Close()
+	w, err := c.opts.Cache.NewWriter(layer.Digest)
+	if err != nil {
+		return UnpackStats{}, err
+	}
+	r, done := c.withProgress(rc, layer.Digest.String(), layer.Size)
+	st, err := Unpack(ctx, io.TeeReader(r, w), dst, uo)
+	done()
+	if err != nil {
+		w.Abort()
+		return st, classify(err)
+	}
+	return st, w.Commit()
 }
 
 func wrapPull(res *Resolved, err error) error {
@@ -313,19 +331,4 @@ func wrapPull(res *Resolved, err error) error {
 		return nil
 	}
 	return fmt.Errorf("pull %s: %w", res.Ref, err)
-}
-
-// download streams a layer from the registry into the cache.
-func (c *Client) download(ctx context.Context, res *Resolved, desc ocispec.Descriptor) error {
-	rc, err := res.target.Fetch(ctx, desc)
-	if err != nil {
-		return classify(err)
-	}
-	defer rc.Close()
-	r, done := c.withProgress(rc, desc.Digest.String(), desc.Size)
-	defer done()
-	if err := c.opts.Cache.Put(ctx, desc.Digest, desc.Size, r); err != nil {
-		return classify(err)
-	}
-	return nil
 }

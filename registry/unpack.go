@@ -106,6 +106,13 @@ func Unpack(ctx context.Context, r io.Reader, dst string, opts UnpackOptions) (U
 	defer st.cleanup()
 	vr := &hashReader{r: r, h: sha256.New()}
 	if err := extractTar(ctx, st, vr, lim); err != nil {
+		// Bytes that do not match their digest were damaged or tampered
+		// with on the way: say so rather than how they fail to parse.
+		if ctx.Err() == nil && opts.Digest != "" && opts.Size > 0 {
+			if verr := verifyRest(vr, opts.Digest, opts.Size); errors.Is(verr, ErrIntegrity) {
+				return UnpackStats{}, verr
+			}
+		}
 		return UnpackStats{}, err
 	}
 	if opts.Digest != "" || opts.Size > 0 {
@@ -141,7 +148,7 @@ func verifyRest(vr *hashReader, want digest.Digest, size int64) error {
 }
 
 func extractTar(ctx context.Context, st *stager, r io.Reader, lim Limits) error {
-	br := bufio.NewReader(r)
+	br := bufio.NewReaderSize(r, 64<<10)
 	var src io.Reader = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)

@@ -1,0 +1,173 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/skillpm/skillpm/registry/internal/regtest"
+)
+
+// BenchmarkRegistry100 publishes 100 generated skills (4 KB to 2 MB,
+// log-uniform) to a loopback registry, pulls all of them cold and warm,
+// and prints both next to two baselines against the same registry: plain
+// HTTP GETs of the same manifests and blobs, one at a time and with the
+// client's parallelism (the floor for this work). Run it with
+//
+//	go test ./registry -run '^$' -bench Registry100 -benchtime 1x
+func BenchmarkRegistry100(b *testing.B) {
+	srv := regtest.New(b)
+	work := b.TempDir()
+	const n = 100
+	refs := make([]Reference, n)
+	var total int64
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range n {
+		size := int64(4096 * math.Pow(512, rng.Float64())) // 4 KB .. 2 MB
+		total += size
+		name := fmt.Sprintf("bench-%03d", i)
+		dir := writeSkill(b, work, name, "1.0.0", nil)
+		writeRandom(b, filepath.Join(dir, "assets", "data.bin"), size, rng)
+		refs[i], _ = ParseReference(srv.Host + "/bench/" + name + ":1.0.0")
+	}
+	pub := NewClient(Options{PlainHTTPHosts: []string{srv.Host}})
+	start := time.Now()
+	g := new(errgroup.Group)
+	g.SetLimit(pub.Concurrency())
+	for i := range n {
+		g.Go(func() error {
+			p, err := Pack(bg, filepath.Join(work, fmt.Sprintf("bench-%03d", i)), PackOptions{})
+			if err != nil {
+				return err
+			}
+			defer p.Close()
+			_, err = pub.Publish(bg, p, refs[i].WithTag(""), PublishOptions{})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	publish := time.Since(start)
+
+	// The URLs the baselines fetch: each skill's manifest, config and layer.
+	var urls []string
+	for _, r := range refs {
+		res, err := pub.Resolve(bg, r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		base := srv.URL + "/v2/" + r.Repository
+		urls = append(urls, base+"/manifests/"+r.Tag, base+"/blobs/"+res.Layout.Config.Digest.String(), base+"/blobs/"+res.Layout.Layers[0].Digest.String())
+	}
+
+	type row struct {
+		name string
+		wall time.Duration
+		c    regtest.Counts
+	}
+	var rows []row
+	measure := func(name string, fn func()) {
+		srv.Reset()
+		start := time.Now()
+		fn()
+		rows = append(rows, row{name, time.Since(start), srv.Counts()})
+	}
+	for range b.N {
+		rows = rows[:0]
+		measure("GET one at a time", func() { httpGets(b, urls, 1) })
+		measure(fmt.Sprintf("GET %d in parallel (floor)", pub.Concurrency()), func() { httpGets(b, urls, pub.Concurrency()) })
+		cache, err := OpenCache(filepath.Join(b.TempDir(), "cache"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := NewClient(Options{PlainHTTPHosts: []string{srv.Host}, Cache: cache})
+		out := b.TempDir()
+		pullAll := func(tag string) {
+			reqs := make([]PullRequest, n)
+			for i, r := range refs {
+				reqs[i] = PullRequest{Ref: r, Dst: filepath.Join(out, tag, r.Repository)}
+			}
+			if _, err := c.PullAll(bg, reqs, PullOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		measure("skillpm pull, cold", func() { pullAll("cold") })
+		measure("skillpm pull, warm", func() { pullAll("warm") })
+	}
+	b.StopTimer()
+	fmt.Fprintf(os.Stderr, "\n%d skills, %.1f MB of files; publish took %v\n", n, float64(total)/1e6, publish.Round(time.Millisecond))
+	fmt.Fprintf(os.Stderr, "%-28s %10s %9s %6s %11s\n", "", "wall", "requests", "blobs", "bytes")
+	for _, r := range rows {
+		fmt.Fprintf(os.Stderr, "%-28s %10v %9d %6d %11d\n", r.name, r.wall.Round(time.Millisecond), r.c.Total(), r.c.Blobs, r.c.Bytes)
+	}
+	floor, cold := rows[1].wall, rows[2].wall
+	fmt.Fprintf(os.Stderr, "cold / floor = %.2f (target <= 1.5); cold / one-at-a-time = %.2f (target < 1); warm blob requests = %d (target 0)\n",
+		float64(cold)/float64(floor), float64(cold)/float64(rows[0].wall), rows[3].c.Blobs)
+	b.ReportMetric(float64(cold)/float64(floor), "cold/floor")
+	b.ReportMetric(float64(rows[3].c.Blobs), "warm-blob-requests")
+}
+
+func writeRandom(tb testing.TB, path string, size int64, rng *rand.Rand) {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	buf := make([]byte, size)
+	for i := 0; i+8 <= len(buf); i += 8 {
+		v := rng.Uint64()
+		for j := range 8 {
+			buf[i+j] = byte(v >> (8 * j))
+		}
+	}
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// httpGets fetches urls with parallel plain GETs, discarding bodies.
+func httpGets(tb testing.TB, urls []string, parallel int) {
+	tb.Helper()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: parallel}}
+	var mu sync.Mutex
+	var firstErr error
+	g, ctx := errgroup.WithContext(context.Background())
+	g.SetLimit(parallel)
+	for _, u := range urls {
+		g.Go(func() error {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+			req.Header.Set("Accept", ocispec.MediaTypeImageManifest)
+			resp, err := client.Do(req)
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+				return err
+			}
+			if resp.StatusCode != http.StatusOK {
+				mu.Lock()
+				firstErr = fmt.Errorf("GET %s: %s", u, resp.Status)
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		tb.Fatal(err)
+	}
+	if firstErr != nil {
+		tb.Fatal(firstErr)
+	}
+}
