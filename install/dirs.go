@@ -36,7 +36,12 @@ func SearchDirs(project, home string) []Dir {
 	var out []Dir
 	if home != "" {
 		for _, r := range UserDirs {
-			out = append(out, Dir{Path: filepath.Join(home, r), Rel: "~/" + r, Scope: ScopeUser})
+			p := filepath.Join(home, r)
+			// A project at the home folder: its folders are project scope.
+			if project != "" && filepath.Clean(project) == filepath.Clean(home) {
+				continue
+			}
+			out = append(out, Dir{Path: p, Rel: "~/" + r, Scope: ScopeUser})
 		}
 	}
 	if project != "" {

@@ -48,6 +48,10 @@ type Options struct {
 	Parallel int
 	// Log receives one line per change; nil discards.
 	Log io.Writer
+	// CrashAfterSwapsForTesting, when positive, makes the process kill
+	// itself with SIGKILL after that many skills were swapped into place:
+	// the e2e suite's way to crash an install at a known point.
+	CrashAfterSwapsForTesting int
 }
 
 // Action is what Sync does to one skill in one target.
@@ -121,11 +125,13 @@ const (
 // any skill leaves every target as it was.
 func Sync(ctx context.Context, lock *lockfile.File, opts Options) (*Result, error) {
 	plans := make([]*targetPlan, 0, len(opts.Targets))
+	swaps := 0
 	for _, t := range opts.Targets {
 		p, err := plan(t, lock, opts)
 		if err != nil {
 			return nil, err
 		}
+		p.swaps = &swaps
 		plans = append(plans, p)
 	}
 	if !opts.DryRun {
@@ -171,6 +177,7 @@ type targetPlan struct {
 	staged  map[string]*Tree // skill name -> staged tree
 	created string           // the highest folder prepare created, if any
 	done    bool             // commit finished
+	swaps   *int             // swaps so far across targets (testing)
 }
 
 func (p *targetPlan) changes() []Change {
@@ -399,6 +406,11 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 		case ActionInstall, ActionUpdate:
 			if err := p.put(staging, s, dir); err != nil {
 				return err
+			}
+			if opts.CrashAfterSwapsForTesting > 0 {
+				if *p.swaps++; *p.swaps >= opts.CrashAfterSwapsForTesting {
+					killSelf()
+				}
 			}
 			st, err := StatTree(dir) // fingerprint of the final place
 			if err != nil {

@@ -51,6 +51,9 @@ type Registry interface {
 // resolved from other skills.yaml inputs.
 var ErrStaleLock = errors.New("skills.lock is missing or out of date")
 
+// ErrNoRegistry is returned when a skill has no registry to resolve from.
+var ErrNoRegistry = errors.New("no registry")
+
 // Manager works on one project.
 type Manager struct {
 	Project  *project.Manifest
@@ -60,6 +63,11 @@ type Manager struct {
 	Targets []string
 	// Log receives progress lines; nil discards.
 	Log io.Writer
+	// DefaultRegistry is the registry prefix for skills when skills.yaml
+	// names none (the CLI takes it from SKILLPM_REGISTRY).
+	DefaultRegistry string
+	// CrashAfterSwapsForTesting is passed to install.Options.
+	CrashAfterSwapsForTesting int
 }
 
 // LockPath returns the project's skills.lock path.
@@ -83,7 +91,10 @@ func (m *Manager) TargetDirs() []string {
 func (m *Manager) Repository(name string) (string, error) {
 	r := m.Project.RegistryFor(name)
 	if r == "" {
-		return "", fmt.Errorf("no registry for %s: set 'registry:' in %s (for example oci:./registry or ghcr.io/acme/skills)", name, project.FileName)
+		r = m.DefaultRegistry
+	}
+	if r == "" {
+		return "", fmt.Errorf("%w for %s: set 'registry:' in %s (for example oci:./registry or ghcr.io/acme/skills), or SKILLPM_REGISTRY", ErrNoRegistry, name, m.Project.Path())
 	}
 	return strings.TrimRight(r, "/") + "/" + name, nil
 }
@@ -274,6 +285,7 @@ func (s *source) describe(ctx context.Context, name, version string) (*Release, 
 func (m *Manager) Install(ctx context.Context, lock *lockfile.File, force, dryRun bool) (*install.Result, error) {
 	return install.Sync(ctx, lock, install.Options{
 		Targets: m.TargetDirs(), Source: absSource{m}, Force: force, DryRun: dryRun, Log: m.Log,
+		CrashAfterSwapsForTesting: m.CrashAfterSwapsForTesting,
 	})
 }
 

@@ -64,6 +64,8 @@ func exitCode(err error) int {
 		return exitNotFound
 	case errors.Is(err, manager.ErrStaleLock):
 		return exitStaleLock
+	case errors.Is(err, manager.ErrNoRegistry):
+		return exitUsage
 	case errors.As(err, &nse):
 		return exitConflict
 	case errors.Is(err, resolve.ErrNotFound), errors.Is(err, errNotInstalled), errors.Is(err, project.ErrNotFound):

@@ -41,28 +41,32 @@ Examples:
 				if err != nil {
 					return err
 				}
+				write := false
 				if c.Bool("frozen") {
 					if lock == nil {
-						return fmt.Errorf("%s: no lock file: %w (run 'skillpm install' and commit skills.lock)", m.LockPath(), manager.ErrStaleLock)
+						return fmt.Errorf("%w: %s does not exist (run 'skillpm install' and commit skills.lock)", manager.ErrStaleLock, m.LockPath())
 					}
 					if !m.Fresh(lock) {
-						return fmt.Errorf("%s was resolved from another skills.yaml: %w (run 'skillpm install' and commit skills.lock)", m.LockPath(), manager.ErrStaleLock)
+						return fmt.Errorf("%w: %s was resolved from another skills.yaml (run 'skillpm install' and commit skills.lock)", manager.ErrStaleLock, m.LockPath())
 					}
 				} else if !m.Fresh(lock) {
 					fresh, _, err := m.Resolve(c.Context, manager.ResolveOptions{Previous: lock})
 					if err != nil {
 						return err
 					}
-					lock = fresh
-					if !c.Bool("dry-run") {
-						if err := lockfile.Write(m.LockPath(), lock); err != nil {
-							return err
-						}
-					}
+					lock, write = fresh, !c.Bool("dry-run")
 				}
+				// The lock is written once the targets match it: a run
+				// that fails or is killed leaves the old lock with the
+				// old (or a healable) install.
 				res, err := m.Install(c.Context, lock, c.Bool("force"), c.Bool("dry-run"))
 				if err != nil {
 					return err
+				}
+				if write {
+					if err := lockfile.Write(m.LockPath(), lock); err != nil {
+						return err
+					}
 				}
 				return printChanges(e, res, lock)
 			})
@@ -126,11 +130,11 @@ Examples:
 					}
 				}
 				lock.Inputs = m.Project.InputsDigest()
-				if err := saveProject(m, lock); err != nil {
-					return err
-				}
 				res, err := m.Install(c.Context, lock, c.Bool("force"), false)
 				if err != nil {
+					return err
+				}
+				if err := saveProject(m, lock); err != nil {
 					return err
 				}
 				return printChanges(e, res, lock)
@@ -174,16 +178,11 @@ Examples:
 				if err != nil {
 					return err
 				}
-				// Check the install first: it refuses edited skills
-				// before anything is written.
-				if _, err := m.Install(c.Context, lock, c.Bool("force"), true); err != nil {
+				res, err := m.Install(c.Context, lock, c.Bool("force"), false)
+				if err != nil {
 					return err
 				}
 				if err := saveProject(m, lock); err != nil {
-					return err
-				}
-				res, err := m.Install(c.Context, lock, c.Bool("force"), false)
-				if err != nil {
 					return err
 				}
 				return printChanges(e, res, lock)
@@ -228,17 +227,14 @@ Examples:
 				if err != nil {
 					return err
 				}
-				if !c.Bool("dry-run") {
-					if _, err := m.Install(c.Context, lock, c.Bool("force"), true); err != nil {
-						return err
-					}
-					if err := lockfile.Write(m.LockPath(), lock); err != nil {
-						return err
-					}
-				}
 				res, err := m.Install(c.Context, lock, c.Bool("force"), c.Bool("dry-run"))
 				if err != nil {
 					return err
+				}
+				if !c.Bool("dry-run") {
+					if err := lockfile.Write(m.LockPath(), lock); err != nil {
+						return err
+					}
 				}
 				return printChanges(e, res, lock)
 			})

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -83,5 +86,40 @@ func TestMCPCommand(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("skillpm mcp did not exit after stdin closed")
+	}
+}
+
+// TestMCPInspector drives 'skillpm mcp' with the official MCP inspector CLI
+// (npx @modelcontextprotocol/inspector --cli). It needs node and the npm
+// registry, so it only runs with SKILLPM_TEST_INSPECTOR=1.
+func TestMCPInspector(t *testing.T) {
+	if os.Getenv("SKILLPM_TEST_INSPECTOR") == "" {
+		t.Skip("set SKILLPM_TEST_INSPECTOR=1 to run the MCP inspector (needs npx and the npm registry)")
+	}
+	npx, err := exec.LookPath("npx")
+	if err != nil {
+		t.Skip("npx not installed")
+	}
+	project := agentProject(t)
+	bin := filepath.Join(t.TempDir(), "skillpm")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--method", "tools/list"}, `"name": "use_skill"`},
+		{[]string{"--method", "tools/call", "--tool-name", "greet", "--tool-arg", "name=Ada"}, `"name\":\"Ada\"`},
+		{[]string{"--method", "tools/call", "--tool-name", "load_skill", "--tool-arg", "skill=nope"}, `Skill 'nope' not found.`},
+	}
+	for _, tc := range cases {
+		args := append([]string{"-y", "@modelcontextprotocol/inspector", "--cli", bin, "mcp", "-C", project}, tc.args...)
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		out, err := exec.CommandContext(ctx, npx, args...).CombinedOutput()
+		cancel()
+		if err != nil || !strings.Contains(string(out), tc.want) {
+			t.Errorf("inspector %v: %v\n%s\nwant %s", tc.args, err, out, tc.want)
+		}
 	}
 }

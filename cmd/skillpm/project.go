@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/lockfile"
@@ -78,7 +79,7 @@ func openManager(e *env, c *cli.Context, create bool) (*manager.Manager, error) 
 	}
 	p, err := project.Load(dir)
 	if errors.Is(err, project.ErrNotFound) && create {
-		p = project.New(dir, defaultRegistry(dir))
+		p = project.New(dir, defaultRegistry())
 	} else if err != nil {
 		return nil, err
 	}
@@ -86,9 +87,13 @@ func openManager(e *env, c *cli.Context, create bool) (*manager.Manager, error) 
 	if err != nil {
 		return nil, err
 	}
-	m := &manager.Manager{Project: p, Registry: &manager.RegistrySource{Client: client, Cache: openMetaCache(e)}}
+	m := &manager.Manager{Project: p, Registry: &manager.RegistrySource{Client: client, Cache: openMetaCache(e)}, DefaultRegistry: os.Getenv("SKILLPM_REGISTRY")}
 	if e.stderrTTY && !e.quiet || e.debug {
 		m.Log = e.stderr
+	}
+	// The e2e suite crashes installs at a known point with this.
+	if n, err := strconv.Atoi(os.Getenv("SKILLPM_TEST_CRASH_AFTER_SWAPS")); err == nil {
+		m.CrashAfterSwapsForTesting = n
 	}
 	if c.Bool("global") {
 		if m.Targets, err = userTargets(); err != nil {
@@ -101,7 +106,7 @@ func openManager(e *env, c *cli.Context, create bool) (*manager.Manager, error) 
 // defaultRegistry is where a new project resolves from: the SKILLPM_REGISTRY
 // environment variable, else a registry folder in the project (the
 // embedded default, no server).
-func defaultRegistry(dir string) string {
+func defaultRegistry() string {
 	if r := os.Getenv("SKILLPM_REGISTRY"); r != "" {
 		return r
 	}
