@@ -38,11 +38,14 @@ func FuzzLoad(f *testing.F) {
 	}
 	// Small limits keep each run cheap and exercise the limit paths.
 	lim := Limits{MaxFile: 256 << 10, MaxFrontmatter: 16 << 10, MaxYAMLNodes: 5000}
+	// One folder per fuzzing process, rewritten on every run: runs within
+	// a process are sequential, and a fresh TempDir each time costs more
+	// than Load itself.
+	dir := filepath.Join(f.TempDir(), "fuzz")
+	if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := filepath.Join(t.TempDir(), "fuzz")
-		if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
-			t.Fatal(err)
-		}
 		if err := os.WriteFile(filepath.Join(dir, FileName), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -94,14 +97,14 @@ func FuzzToolsJSON(f *testing.F) {
 		f.Fatal(err)
 	}
 	md := []byte(skillMD(body, `spec_version: "2.1"`, "name: fuzz", "description: d", "version: 1.0.0"))
+	dir := filepath.Join(f.TempDir(), "fuzz")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, FileName), md, 0o644); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := filepath.Join(t.TempDir(), "fuzz")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, FileName), md, 0o644); err != nil {
-			t.Fatal(err)
-		}
 		if err := os.WriteFile(filepath.Join(dir, ToolsFileName), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
