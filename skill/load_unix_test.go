@@ -123,3 +123,18 @@ func symlink(t *testing.T, target, link string) {
 		t.Fatal(err)
 	}
 }
+
+func TestLintToolsJSONSymlinkOutside(t *testing.T) {
+	md := skillMD(body, "name: x", "description: d")
+	dir := writeSkill(t, "x", map[string]string{"SKILL.md": md})
+	outside := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(outside, []byte(`[{"name":"leak","description":"d"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, outside, filepath.Join(dir, ToolsFileName))
+	res := newLinter(t).Lint(dir, LintOptions{})
+	checkDiags(t, dir, res.Diagnostics, []string{"tools.json:0 error tools-json-syntax"}, "outside the skill folder")
+	if len(res.Skill.Tools) != 0 {
+		t.Errorf("tools read through an escaping symlink: %+v", res.Skill.Tools)
+	}
+}

@@ -175,6 +175,9 @@ func (s *Skill) loadTools(lim Limits) error {
 	case !fi.Mode().IsRegular():
 		s.problems = append(s.problems, Diagnostic{Rule: "tools-json-syntax", File: p, Message: "tools.json is not a regular file", Fix: "make tools.json a JSON file"})
 		return nil
+	case errors.Is(insideExisting(s.Dir, ToolsFileName), errOutside):
+		s.problems = append(s.problems, Diagnostic{Rule: "tools-json-syntax", File: p, Message: "tools.json is a symlink to a file outside the skill folder; it was not read", Fix: "replace the symlink with the file itself"})
+		return nil
 	case fi.Size() > lim.MaxToolsFile:
 		s.problems = append(s.problems, Diagnostic{Rule: "tools-json-syntax", File: p, Message: fmt.Sprintf("tools.json is %d bytes, over the %d byte limit", fi.Size(), lim.MaxToolsFile), Fix: "declare fewer or smaller tools"})
 		return nil
