@@ -100,11 +100,14 @@ func TestMCPInspector(t *testing.T) {
 	if err != nil {
 		t.Skip("npx not installed")
 	}
-	project := agentProject(t)
+	// Build and run npx with the real HOME (module and npm caches);
+	// agentProject points HOME at a temporary folder.
+	realHome := os.Getenv("HOME")
 	bin := filepath.Join(t.TempDir(), "skillpm")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	project := agentProject(t)
 	cases := []struct {
 		args []string
 		want string
@@ -116,7 +119,9 @@ func TestMCPInspector(t *testing.T) {
 	for _, tc := range cases {
 		args := append([]string{"-y", "@modelcontextprotocol/inspector", "--cli", bin, "mcp", "-C", project}, tc.args...)
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		out, err := exec.CommandContext(ctx, npx, args...).CombinedOutput()
+		cmd := exec.CommandContext(ctx, npx, args...)
+		cmd.Env = append(os.Environ(), "HOME="+realHome)
+		out, err := cmd.CombinedOutput()
 		cancel()
 		if err != nil || !strings.Contains(string(out), tc.want) {
 			t.Errorf("inspector %v: %v\n%s\nwant %s", tc.args, err, out, tc.want)
