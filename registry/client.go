@@ -49,8 +49,8 @@ type Options struct {
 	// errors, with exponential backoff from 200ms.
 	Retry retry.Policy
 	// Logf, when set, receives one line per HTTP request (method, URL
-	// without query, status, time). Headers and bodies, and so
-	// credentials, are never logged.
+	// without query, status, time), possibly from several goroutines at
+	// once. Headers and bodies, and so credentials, are never logged.
 	Logf func(format string, args ...any)
 	// Progress, when set, is told how far each content layer download
 	// has got.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,7 +39,10 @@ func newFixture(t *testing.T, opts Options) *fixture {
 	opts.PlainHTTPHosts = append(opts.PlainHTTPHosts, f.srv.Host)
 	opts.Cache = f.cache
 	if opts.Logf == nil {
+		var mu sync.Mutex // Logf is called from concurrent requests
 		opts.Logf = func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
 			f.log.WriteString(strings.TrimSpace(sprintf(format, args...)) + "\n")
 		}
 	}

@@ -39,6 +39,11 @@ func (c *Client) extractFiles(ctx context.Context, res *Resolved, dst string, op
 			return UnpackStats{}, wrapPull(res, err)
 		}
 	}
+	if opts.Check != nil {
+		if err := opts.Check(); err != nil {
+			return UnpackStats{}, wrapPull(res, err)
+		}
+	}
 	s, err := st.commit()
 	return s, wrapPull(res, err)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -67,6 +68,20 @@ func (r *Resolved) Version() string {
 // all picks the highest stable version, or "latest" when the
 // repository has no version tags.
 func (c *Client) Resolve(ctx context.Context, ref Reference) (*Resolved, error) {
+	res, err := c.resolveManifest(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if res.Layout.SkillConfig() {
+		if err := c.readConfig(ctx, res); err != nil {
+			return nil, fmt.Errorf("resolve %s: %w", ref, err)
+		}
+	}
+	return res, nil
+}
+
+// resolveManifest is Resolve without reading the config.
+func (c *Client) resolveManifest(ctx context.Context, ref Reference) (*Resolved, error) {
 	t, err := c.open(ctx, ref, false)
 	if err != nil {
 		return nil, err
@@ -112,11 +127,6 @@ func (c *Client) Resolve(ctx context.Context, ref Reference) (*Resolved, error) 
 	res.ManifestJSON = data
 	if res.Layout, err = recognise(desc, m); err != nil {
 		return nil, fmt.Errorf("resolve %s: %w", ref, err)
-	}
-	if res.Layout.SkillConfig() {
-		if err := c.readConfig(ctx, res); err != nil {
-			return nil, fmt.Errorf("resolve %s: %w", ref, err)
-		}
 	}
 	return res, nil
 }
@@ -225,12 +235,31 @@ type Pulled struct {
 
 // Pull resolves ref and writes the skill's files into dst
 // (dst/SKILL.md), atomically.
+//
+// The config is read while the content downloads; the skill is moved
+// into place only when both have checked out.
 func (c *Client) Pull(ctx context.Context, ref Reference, dst string, opts PullOptions) (*Pulled, error) {
-	res, err := c.Resolve(ctx, ref)
+	res, err := c.resolveManifest(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	st, err := c.Extract(ctx, res, dst, opts)
+	var check func() error
+	if res.Layout.SkillConfig() {
+		done := make(chan error, 1)
+		go func() { done <- c.readConfig(ctx, res) }()
+		var once sync.Once
+		var cerr error
+		check = func() error {
+			once.Do(func() {
+				if cerr = <-done; cerr != nil {
+					cerr = fmt.Errorf("resolve %s: %w", ref, cerr)
+				}
+			})
+			return cerr
+		}
+		defer check() // never leave the reader running
+	}
+	st, err := c.extract(ctx, res, dst, opts, check)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +292,11 @@ func (c *Client) PullAll(ctx context.Context, reqs []PullRequest, opts PullOptio
 // and writes its files into dst. Nothing is moved into place before
 // every byte has matched its digest.
 func (c *Client) Extract(ctx context.Context, res *Resolved, dst string, opts PullOptions) (UnpackStats, error) {
-	uo := UnpackOptions{Limits: c.limits, Overwrite: opts.Overwrite}
+	return c.extract(ctx, res, dst, opts, nil)
+}
+
+func (c *Client) extract(ctx context.Context, res *Resolved, dst string, opts PullOptions, check func() error) (UnpackStats, error) {
+	uo := UnpackOptions{Limits: c.limits, Overwrite: opts.Overwrite, Check: check}
 	if res.Layout.Format == FormatFiles {
 		return c.extractFiles(ctx, res, dst, uo)
 	}

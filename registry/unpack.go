@@ -75,6 +75,9 @@ type UnpackOptions struct {
 	Size   int64
 	// Overwrite replaces a destination folder that is not empty.
 	Overwrite bool
+	// Check, when set, runs after the content has been verified and
+	// before it is moved into place; an error from it aborts the unpack.
+	Check func() error
 }
 
 // UnpackStats describe an unpacked skill.
@@ -117,6 +120,11 @@ func Unpack(ctx context.Context, r io.Reader, dst string, opts UnpackOptions) (U
 	}
 	if opts.Digest != "" || opts.Size > 0 {
 		if err := verifyRest(vr, opts.Digest, opts.Size); err != nil {
+			return UnpackStats{}, err
+		}
+	}
+	if opts.Check != nil {
+		if err := opts.Check(); err != nil {
 			return UnpackStats{}, err
 		}
 	}
