@@ -213,20 +213,33 @@ func lookup(path string, timeout time.Duration, res []Result, fps []Fingerprint)
 		if b == nil {
 			return fmt.Errorf("%w: no installed bucket", ErrFormat)
 		}
+		// Values stay valid until the transaction ends: gather them,
+		// then decode in parallel (JSON decoding is most of a warm run).
+		vals := make([][]byte, len(res))
 		for i := range res {
-			if res[i].Err != nil {
-				continue
+			if res[i].Err == nil {
+				vals[i] = b.Get([]byte(res[i].Dir))
 			}
-			v := b.Get([]byte(res[i].Dir))
-			if v == nil {
-				continue
-			}
-			var rec Record
-			if json.Unmarshal(v, &rec) != nil || rec.Fingerprint != fps[i] {
-				continue
-			}
-			res[i].Skill, res[i].Cached = rec.Skill, true
 		}
+		decode := func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if vals[i] == nil {
+					continue
+				}
+				var rec Record
+				if json.Unmarshal(vals[i], &rec) != nil || rec.Fingerprint != fps[i] {
+					continue
+				}
+				res[i].Skill, res[i].Cached = rec.Skill, true
+			}
+		}
+		workers := min(runtime.GOMAXPROCS(0), max(1, len(res)/64))
+		var wg sync.WaitGroup
+		for w := range workers {
+			lo, hi := w*len(res)/workers, (w+1)*len(res)/workers
+			wg.Go(func() { decode(lo, hi) })
+		}
+		wg.Wait()
 		return nil
 	})
 }
