@@ -37,7 +37,7 @@ Examples:
   echo '{"a":2,"b":3}' | skillpm run add --input -
   skillpm run resize --input @args.json width=640`,
 		Flags: append(append([]cli.Flag{
-			&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "tool input: a JSON object, @`FILE`, or - for stdin"},
+			&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "tool input `JSON`: an object, @FILE to read it from a file, or - for stdin"},
 		}, runFlags()...), catalogFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 {

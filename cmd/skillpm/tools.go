@@ -30,7 +30,7 @@ func catalogFlags() []cli.Flag {
 func runFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "workdir", Usage: "run in `DIR` and pass it as __workDir (default: the current folder)"},
-		&cli.DurationFlag{Name: "timeout", Usage: "kill runs after `DURATION` unless a tool sets timeout_seconds (default 30s)"},
+		&cli.DurationFlag{Name: "timeout", Usage: "kill runs after `DURATION` unless a tool sets timeout_seconds; 0 means 30s"},
 	}
 }
 
