@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/Masterminds/semver/v3"
@@ -221,4 +223,39 @@ func BenchmarkResolvePigeonhole(b *testing.B) {
 }
 
 // pigeons sizes the pathological benchmark.
-const pigeons = 7
+const pigeons = 8
+
+// TestBenchmarkGraphs checks what the benchmarks rely on, with and without
+// chronological backtracking: the synthetic graphs resolve (the solver
+// verifies every chosen version's dependencies before returning) and the
+// pigeonhole fails with an explanation.
+func TestBenchmarkGraphs(t *testing.T) {
+	graphs := []struct {
+		name  string
+		build func() (*benchSource, []Dependency)
+		fails bool
+	}{
+		{"synthetic", func() (*benchSource, []Dependency) { return syntheticGraph(1000, 20, 1) }, false},
+		{"churn", func() (*benchSource, []Dependency) { return churnGraph(1000, 20, 1) }, false},
+		{"pigeonhole", func() (*benchSource, []Dependency) { return pigeonhole(6) }, true},
+	}
+	for _, g := range graphs {
+		src, wants := g.build()
+		for _, backjump := range []int{maxBackjump, math.MaxInt} {
+			s := newSolver(src, wants, Options{})
+			s.chronological = backjump
+			err := s.run(context.Background())
+			var nse *NoSolutionError
+			switch {
+			case g.fails && !errors.As(err, &nse):
+				t.Errorf("%s, backjump %d: error = %v; want a *NoSolutionError", g.name, backjump, err)
+			case g.fails && !strings.HasSuffix(err.Error(), "version solving failed."):
+				t.Errorf("%s, backjump %d: explanation ends %q", g.name, backjump, err.Error()[max(0, len(err.Error())-80):])
+			case !g.fails && err != nil:
+				t.Errorf("%s, backjump %d: %v", g.name, backjump, err)
+			case !g.fails && len(s.solution().Skills) < 500:
+				t.Errorf("%s, backjump %d: %d skills; want most of the graph", g.name, backjump, len(s.solution().Skills))
+			}
+		}
+	}
+}

@@ -40,6 +40,11 @@ func (ps *partial) enqueue(p *pkg) {
 	switch {
 	case p.undecided():
 		p.count = p.acc().count()
+		if p.locked >= 0 && p.acc().has(p.locked) {
+			// A usable lock is the one candidate: deciding locked skills
+			// first makes new ones fit around them instead of upgrading them.
+			p.count = 1
+		}
 		if p.slot < 0 {
 			heap.Push(&ps.frontier, p)
 		} else {
@@ -52,7 +57,6 @@ func (ps *partial) enqueue(p *pkg) {
 
 // derive adds t as a derivation caused by cause.
 func (ps *partial) derive(t term, cause *incompat) {
-	cntDerive++
 	ps.assign(assignment{term: t, level: ps.level, cause: cause})
 }
 
@@ -64,11 +68,7 @@ func (ps *partial) decide(p *pkg, v int) {
 }
 
 // backtrack removes every assignment made above decision level.
-var cntJump, cntJumps int
-
 func (ps *partial) backtrack(level int) {
-	cntJumps++
-	cntJump += ps.level - level
 	var touched []*pkg
 	ps.undone = ps.undone[:0]
 	for len(ps.assignments) > 0 {
@@ -102,7 +102,8 @@ func (ps *partial) backtrack(level int) {
 
 // next returns the package to decide next: among those that must be
 // selected but are undecided, the one accepting the fewest versions (the
-// earliest discovered among equals), or nil if there is none.
+// earliest discovered among equals; a usable lock counts as one version),
+// or nil if there is none.
 func (ps *partial) next() *pkg {
 	if len(ps.frontier) == 0 {
 		return nil
@@ -117,9 +118,6 @@ type frontier []*pkg
 func (f frontier) Len() int { return len(f) }
 
 func (f frontier) Less(i, j int) bool {
-	if k := order(f[i], f[j]); k != 0 {
-		return k < 0
-	}
 	if f[i].count != f[j].count {
 		return f[i].count < f[j].count
 	}
@@ -156,7 +154,6 @@ const (
 
 // relation returns how the partial solution relates to t.
 func (ps *partial) relation(t term) relation {
-	cntRel++
 	acc := t.p.cur
 	if len(acc) == 1 { // up to 63 versions: the common case, kept cheap
 		a, b := acc[0], t.set[0]
@@ -188,26 +185,4 @@ func (ps *partial) satisfier(t term) int {
 		}
 	}
 	panic("resolve: internal error: " + t.p.name + " " + t.constraint() + " is not satisfied")
-}
-
-var orderMode int
-
-func order(a, b *pkg) int {
-	switch orderMode {
-	case 1: // discovery (BFS)
-		return a.id - b.id
-	case 2: // singletons, then discovery
-		if (a.count == 1) != (b.count == 1) {
-			if a.count == 1 {
-				return -1
-			}
-			return 1
-		}
-		return a.id - b.id
-	case 3: // DFS: newest discovered first
-		return b.id - a.id
-	case 4: // most versions first
-		return b.count - a.count
-	}
-	return 0
 }

@@ -135,21 +135,27 @@ func TestResolveAgainstBruteForce(t *testing.T) {
 				opts.Locked[fmt.Sprintf("s%d", i)] = semver.New(uint64(1+rng.IntN(versions)), 0, 0, "", "")
 			}
 		}
-		sol, err := Resolve(context.Background(), ws, newMemSource(c), opts)
-		var nse *NoSolutionError
-		switch {
-		case err == nil:
-			solved++
-			if msg := invalid(c, ws, sol); msg != "" {
-				t.Fatalf("round %d: %s\ncatalog %v\nwants %q", round, msg, c, wantSpecs)
+		// Once as configured, once backtracking chronologically after
+		// every conflict, which exercises re-derivation hard.
+		for _, backjump := range []int{maxBackjump, 0} {
+			s := newSolver(newMemSource(c), ws, opts)
+			s.chronological = backjump
+			err := s.run(context.Background())
+			var nse *NoSolutionError
+			switch {
+			case err == nil:
+				solved++
+				if msg := invalid(c, ws, s.solution()); msg != "" {
+					t.Fatalf("round %d, backjump %d: %s\ncatalog %v\nwants %q", round, backjump, msg, c, wantSpecs)
+				}
+			case errors.As(err, &nse):
+				failed++
+				if satisfiable(c, ws, skills) {
+					t.Fatalf("round %d, backjump %d: no solution reported for a satisfiable graph:\n%v\ncatalog %v\nwants %q", round, backjump, err, c, wantSpecs)
+				}
+			default:
+				t.Fatalf("round %d, backjump %d: %v", round, backjump, err)
 			}
-		case errors.As(err, &nse):
-			failed++
-			if satisfiable(c, ws, skills) {
-				t.Fatalf("round %d: no solution reported for a satisfiable graph:\n%v\ncatalog %v\nwants %q", round, err, c, wantSpecs)
-			}
-		default:
-			t.Fatalf("round %d: %v", round, err)
 		}
 	}
 	t.Logf("solved %d, failed %d", solved, failed)

@@ -95,8 +95,8 @@ func TestPubGrubExamples(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := run(context.Background(), wants(t, tt.wants...), newMemSource(tt.catalog), Options{})
-			if err != nil {
+			s := newSolver(newMemSource(tt.catalog), wants(t, tt.wants...), Options{})
+			if err := s.run(context.Background()); err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}
 			if got := summary(s.solution()); got != tt.want {

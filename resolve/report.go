@@ -24,7 +24,8 @@ type NoSolutionError struct {
 	text string
 }
 
-// Error returns the explanation, one sentence per line.
+// Error returns the explanation: full sentences, one per line, meant to be
+// shown to the user as they are.
 func (e *NoSolutionError) Error() string { return e.text }
 
 // Derivation is one fact in the proof of a NoSolutionError: either an
@@ -55,14 +56,6 @@ func newNoSolutionError(root *incompat) *NoSolutionError {
 		return d
 	}
 	return &NoSolutionError{Derivation: build(root), text: explain(root)}
-}
-
-// String renders the term for debugging: "foo ^1.0.0" or "not foo ^1.0.0".
-func (t term) String() string {
-	if t.positive() {
-		return terse(t, false)
-	}
-	return "not " + terse(t, false)
 }
 
 // terse names the versions a term speaks about: "foo ^1.0.0", or "every

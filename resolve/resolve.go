@@ -8,6 +8,10 @@
 // twice, and, when no choice exists, returns a *NoSolutionError that explains
 // why step by step.
 //
+// The returned Solution lists every chosen version with its dependencies,
+// which is what a lock file records, and answers "why is this skill here"
+// (Solution.Why).
+//
 // The package does no I/O of its own: everything it knows about published
 // skills comes from a Source, and every Source answer is cached for the
 // duration of one Resolve call.
@@ -145,24 +149,9 @@ func (s *Solution) Lookup(name string) (Skill, bool) {
 // skills or on versions that do not exist), the error is a *NoSolutionError
 // explaining why. Errors from src and from ctx are returned wrapped.
 func Resolve(ctx context.Context, wants []Dependency, src Source, opts Options) (*Solution, error) {
-	s, err := run(ctx, wants, src, opts)
-	if err != nil {
+	s := newSolver(src, wants, opts)
+	if err := s.run(ctx); err != nil {
 		return nil, err
 	}
 	return s.solution(), nil
-}
-
-// run resolves and returns the finished solver.
-func run(ctx context.Context, wants []Dependency, src Source, opts Options) (*solver, error) {
-	s := newSolver(src, wants, opts)
-	for _, w := range wants {
-		p, err := s.load(ctx, w.Name)
-		if err != nil {
-			return nil, err
-		}
-		if p.missing != nil {
-			return nil, fmt.Errorf("resolve %s: %w", w.Name, p.missing)
-		}
-	}
-	return s, s.solve(ctx)
 }

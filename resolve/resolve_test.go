@@ -3,6 +3,7 @@ package resolve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -132,6 +133,16 @@ func TestResolve(t *testing.T) {
 			want:  "a 1.0.0, b 1.0.0, c 1.0.0",
 		},
 		{
+			name: "adding a want prefers an older version of it to upgrading a locked skill",
+			catalog: catalog{
+				"a": {"1.0.0": nil, "1.1.0": nil, "1.2.0": nil, "1.3.0": nil},
+				"b": {"1.0.0": {"a": "^1.0.0"}, "2.0.0": {"a": "^1.1.0"}},
+			},
+			wants: []string{"a ^1.0.0", "b"},
+			opts:  Options{Locked: locks("a 1.0.0")},
+			want:  "a 1.0.0, b 1.0.0",
+		},
+		{
 			name:    "upgrade ignores the lock of the named skills",
 			catalog: catalog{"a": {"1.0.0": nil, "1.1.0": nil}, "b": {"1.0.0": nil, "1.1.0": nil}},
 			wants:   []string{"a", "b"},
@@ -161,6 +172,40 @@ func TestResolve(t *testing.T) {
 				t.Errorf("Resolve = %q; want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// Skills with more than 63 versions need sets of several words.
+func TestResolveManyVersions(t *testing.T) {
+	c := catalog{"a": {}, "b": {}, "c": {"1.0.0": {"a": ">=1.65.0"}}}
+	for i := range 150 {
+		c["a"][fmt.Sprintf("1.%d.0", i)] = nil
+		// Every b above 1.29.0 needs an a that the project rules out, so
+		// the solver has to walk down past 120 versions of b.
+		c["b"][fmt.Sprintf("1.%d.0", i)] = map[string]string{"a": fmt.Sprintf(">=1.%d.0", i+40)}
+	}
+	tests := []struct {
+		wants []string
+		want  string
+	}{
+		{[]string{"a <1.70.0", "c"}, "a 1.69.0, c 1.0.0"},
+		{[]string{"a <1.70.0", "b"}, "a 1.69.0, b 1.29.0"},
+		{[]string{"b", "c", "a ^1.0.0"}, "a 1.149.0, b 1.109.0, c 1.0.0"},
+	}
+	for _, tt := range tests {
+		sol, err := Resolve(context.Background(), wants(t, tt.wants...), newMemSource(c), Options{})
+		if err != nil {
+			t.Fatalf("Resolve(%q): %v", tt.wants, err)
+		}
+		if got := summary(sol); got != tt.want {
+			t.Errorf("Resolve(%q) = %q; want %q", tt.wants, got, tt.want)
+		}
+	}
+	_, err := Resolve(context.Background(), wants(t, "a <1.30.0", "c"), newMemSource(c), Options{})
+	want := "Because every version of c depends on a >=1.65.0 and the project depends on a <1.30.0, c is forbidden.\n" +
+		"So, because the project depends on c any, version solving failed."
+	if err == nil || err.Error() != want {
+		t.Errorf("Resolve error = %v; want %q", err, want)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 
 // maxBackjump is the longest backjump, in decision levels, that conflict
 // resolution takes; longer ones backtrack chronologically.
-const maxBackjump = 20
+const maxBackjump = 50
 
 // solver holds the state of one Resolve call. The algorithm and its vocabulary
 // follow pub's description of PubGrub:
@@ -30,6 +30,8 @@ type solver struct {
 	// identical dependencies of several versions merge into one.
 	deps map[[2]*pkg][]*incompat
 
+	matchers map[string]matcher // compiled constraints by text; nil: use Check
+
 	// chronological is the longest backjump taken in full; a longer one
 	// backtracks a single level (see resolveConflict).
 	chronological int
@@ -46,6 +48,8 @@ func newSolver(src Source, wants []Dependency, opts Options) *solver {
 		pkgs:    make(map[string]*pkg),
 		deps:    make(map[[2]*pkg][]*incompat),
 
+		matchers: make(map[string]matcher),
+
 		chronological: maxBackjump,
 	}
 	for _, name := range opts.Upgrade {
@@ -56,6 +60,20 @@ func newSolver(src Source, wants []Dependency, opts Options) *solver {
 	s.root = s.newPkg("", []*semver.Version{semver.New(0, 0, 0, "", "")})
 	s.root.root = true
 	return s
+}
+
+// run checks that every want exists, then solves.
+func (s *solver) run(ctx context.Context) error {
+	for _, w := range s.wants {
+		p, err := s.load(ctx, w.Name)
+		if err != nil {
+			return err
+		}
+		if p.missing != nil {
+			return fmt.Errorf("resolve %s: %w", w.Name, p.missing)
+		}
+	}
+	return s.solve(ctx)
 }
 
 // solve runs PubGrub's main loop until every required package is decided or
@@ -86,7 +104,7 @@ func (s *solver) verify() error {
 		}
 		for _, d := range p.deps[p.decided] {
 			q := s.pkgs[d.Name]
-			if q == nil || q.decided < 0 || !q.match(d, s.opts.Prereleases).has(q.decided) {
+			if q == nil || q.decided < 0 || !s.match(q, d).has(q.decided) {
 				return fmt.Errorf("resolve: internal error: the solution does not satisfy %s %s's dependency on %s", p.name, p.versions[p.decided], d)
 			}
 		}
@@ -141,11 +159,11 @@ func (s *solver) propagate(p *pkg) error {
 				for i := len(s.undone) - 1; i >= 0; i-- {
 					c := s.undone[i]
 					if u, ok := s.almostSatisfied(c); ok && u >= 0 {
-						t := c.terms[u]
-						s.derive(t.inverse(), c)
-						if !t.p.queued {
-							changed = append(changed, t.p)
-							t.p.queued = true
+						rt := c.terms[u]
+						s.derive(rt.inverse(), c)
+						if !rt.p.queued {
+							changed = append(changed, rt.p)
+							rt.p.queued = true
 						}
 					}
 				}
@@ -166,10 +184,7 @@ func (s *solver) propagate(p *pkg) error {
 // ok=false if there is nothing to derive from it (a term is contradicted, or
 // two are inconclusive); otherwise unsat is the index of its single
 // inconclusive term, or -1 if the partial solution satisfies every term.
-var cntAlmost, cntRel, cntCheck, cntMatch, cntResolve, cntDerive int
-
 func (s *solver) almostSatisfied(in *incompat) (unsat int, ok bool) {
-	cntAlmost++
 	unsat = -1
 	for i := range in.terms {
 		t := &in.terms[i]
@@ -275,7 +290,6 @@ func (s *solver) resolveConflict(in *incompat) (*incompat, error) {
 		}
 		in = derive(terms, in, sat.cause)
 		learned = true
-		cntResolve++
 	}
 	return nil, newNoSolutionError(in)
 }
@@ -298,6 +312,10 @@ func (s *solver) makeDecision(ctx context.Context) (*pkg, error) {
 	v := p.locked
 	if v < 0 || !acc.has(v) {
 		v = acc.highest(p.n)
+	}
+	if v < 0 {
+		// Propagation never leaves a required package without versions.
+		panic("resolve: internal error: no version of " + p.name + " to decide")
 	}
 	added, err := s.listDependencies(ctx, p, v)
 	if err != nil {
@@ -334,17 +352,4 @@ func (s *solver) solution() *Solution {
 	}
 	slices.SortFunc(sol.Skills, func(a, b Skill) int { return cmp.Compare(a.Name, b.Name) })
 	return sol
-}
-
-// String describes the partial solution, for debugging.
-func (ps *partial) String() string {
-	var b []byte
-	for _, a := range ps.assignments {
-		what := "derive"
-		if a.cause == nil {
-			what = "decide"
-		}
-		b = fmt.Appendf(b, "%d %s %s\n", a.level, what, a.term)
-	}
-	return string(b)
 }

@@ -116,7 +116,7 @@ func (s *solver) listDependencies(ctx context.Context, p *pkg, v int) ([]*incomp
 		if err != nil {
 			return nil, err
 		}
-		ok := q.match(d, s.opts.Prereleases)
+		ok := s.match(q, d)
 		if q == p {
 			if !ok.has(v) {
 				in := &incompat{kind: kindSelf, terms: []term{depender}, raw: d.text()}

@@ -124,7 +124,7 @@ type pkg struct {
 	cur     set           // the last stack entry's set, or all
 	decided int           // index of the decided version, or -1
 	slot    int           // index in partial.frontier, or -1
-	count   int           // acceptable versions, while in the frontier
+	count   int           // frontier priority: acceptable versions, 1 if locked
 	queued  bool          // waiting in the propagation queue
 	touched bool          // scratch mark for backtrack
 }
@@ -149,43 +149,6 @@ func (p *pkg) acc() set { return p.cur }
 func (p *pkg) single(i int) set {
 	s := newSet(p.n)
 	s.add(i)
-	return s
-}
-
-// match returns the versions of p that satisfy d, honouring the pre-release
-// policy. Results are cached by constraint text: checking is costly, and
-// consecutive versions of a skill tend to repeat their constraints.
-func (p *pkg) match(d Dependency, prereleases bool) set {
-	key := "*"
-	switch {
-	case d.Constraint == nil:
-	case d.Raw != "":
-		key = "raw:" + d.Raw
-	default:
-		key = d.Constraint.String()
-	}
-	if s, ok := p.matches[key]; ok {
-		return s
-	}
-	cntMatch++
-	cntCheck += p.n
-	s := newSet(p.n)
-	var c semver.Constraints
-	if d.Constraint != nil {
-		c = *d.Constraint
-		c.IncludePrerelease = c.IncludePrerelease || prereleases
-	}
-	for i, v := range p.versions {
-		switch {
-		case d.Constraint != nil:
-			if c.Check(v) {
-				s.add(i)
-			}
-		case prereleases || v.Prerelease() == "":
-			s.add(i)
-		}
-	}
-	p.matches[key] = s
 	return s
 }
 
