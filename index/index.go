@@ -21,8 +21,8 @@
 //	meta                      "format" -> "1"
 //	installed                 absolute skill folder path -> JSON [Record]
 //
-// Reserved for the remote catalog (the projects work), so that resolve,
-// outdated and search can answer from the index without a network:
+// The remote catalog ([Remote]), so that resolve, outdated and search can
+// answer from the index without a network:
 //
 //	remote/tags/<repository>  tag -> manifest digest ("sha256:...")
 //	remote/configs            manifest digest -> config blob JSON (immutable)
@@ -160,7 +160,7 @@ func checkFormat(tx *bolt.Tx) error {
 // of another format loses its installed bucket first.
 func prepare(tx *bolt.Tx) error {
 	if checkFormat(tx) != nil {
-		for _, name := range [][]byte{BucketInstalled, BucketMeta} {
+		for _, name := range [][]byte{BucketInstalled, BucketMeta, BucketRemoteTags, BucketRemoteConfs, BucketRemoteRepos} {
 			if tx.Bucket(name) != nil {
 				if err := tx.DeleteBucket(name); err != nil {
 					return err
