@@ -20,10 +20,11 @@ type MetaCache interface {
 	Versions(repo string) ([]string, bool)
 	// PutVersions records the versions listed for repo.
 	PutVersions(repo string, versions []string)
-	// Release returns what Describe learnt of repo at version.
-	Release(repo, version string) ([]byte, bool)
-	// PutRelease records a release (opaque JSON).
-	PutRelease(repo, version string, data []byte)
+	// Release returns what Describe learnt of repo at tag.
+	Release(repo, tag string) ([]byte, bool)
+	// PutRelease records that tag of repo is the manifest digest, with
+	// its release metadata (opaque JSON).
+	PutRelease(repo, tag, digest string, data []byte)
 }
 
 // RegistrySource is the Registry of a real registry client, with an
@@ -80,7 +81,7 @@ func parseVersions(s []string) []*semver.Version {
 // cache when it has them: published version tags do not move).
 func (r *RegistrySource) Describe(ctx context.Context, repo, version string) (*Release, error) {
 	if r.Cache != nil {
-		if data, ok := r.Cache.Release(repo, version); ok {
+		if data, ok := r.Cache.Release(repo, registry.EscapeTag(version)); ok {
 			var rel Release
 			if json.Unmarshal(data, &rel) == nil && rel.Manifest != "" {
 				return &rel, nil
@@ -106,7 +107,7 @@ func (r *RegistrySource) Describe(ctx context.Context, repo, version string) (*R
 	}
 	if r.Cache != nil {
 		if data, err := json.Marshal(rel); err == nil {
-			r.Cache.PutRelease(repo, version, data)
+			r.Cache.PutRelease(repo, registry.EscapeTag(version), rel.Manifest, data)
 		}
 	}
 	return rel, nil

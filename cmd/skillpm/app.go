@@ -26,6 +26,7 @@ type env struct {
 	colorErr       bool // colour on stderr
 	debug          bool
 	stderrTTY      bool
+	cleanups       []func() // run after the command, last first
 }
 
 // globalFlags are accepted both before and after the command name, so
@@ -64,6 +65,9 @@ func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
+
+// atExit registers fn to run when the command has finished.
+func (e *env) atExit(fn func()) { e.cleanups = append(e.cleanups, fn) }
 
 // logf prints a progress or log line on stderr unless --quiet.
 func (e *env) logf(format string, args ...any) {
@@ -190,7 +194,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err := &usageError{msg: fmt.Sprintf("unknown command %q", name), hint: suggestCommand(app, name)}
 		return report(e, err)
 	}
-	if err := app.RunContext(ctx, reorderArgs(app, args)); err != nil {
+	err := app.RunContext(ctx, reorderArgs(app, args))
+	for i := len(e.cleanups) - 1; i >= 0; i-- {
+		e.cleanups[i]()
+	}
+	if err != nil {
 		return report(e, err)
 	}
 	return exitOK

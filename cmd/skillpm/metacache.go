@@ -1,9 +1,23 @@
 package main
 
-import "github.com/skillpm/skillpm/manager"
+import (
+	"github.com/skillpm/skillpm/index"
+	"github.com/skillpm/skillpm/manager"
+)
 
-// openMetaCache returns the index-backed release cache, or nil when the
-// index cannot be used (resolution then simply asks the registry).
-func openMetaCache(e *env) manager.MetaCache {
-	return nil
+// openMetaCache returns the index's remote catalog, which lets a warm
+// index resolve without a network, or nil when --no-index is given or the
+// index has no location. The caller closes it to save what was learnt.
+func openMetaCache(e *env, noIndex bool) *index.Remote {
+	if noIndex {
+		return nil
+	}
+	p, err := index.DefaultPath()
+	if err != nil {
+		e.debugf("index unavailable: %v", err)
+		return nil
+	}
+	return index.OpenRemote(p, 0)
 }
+
+var _ manager.MetaCache = (*index.Remote)(nil)

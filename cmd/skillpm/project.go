@@ -20,6 +20,7 @@ func projectFlags() []cli.Flag {
 	return append(registryFlags(),
 		&cli.StringFlag{Name: "project", Aliases: []string{"C"}, Usage: "work on the project in `DIR` (default: the nearest folder with skills.yaml)"},
 		&cli.BoolFlag{Name: "global", Aliases: []string{"g"}, Usage: "work on the user scope (~/.claude/skills, ~/.agents/skills)"},
+		&cli.BoolFlag{Name: "no-index", Usage: "neither read nor update the metadata index"},
 	)
 }
 
@@ -87,7 +88,16 @@ func openManager(e *env, c *cli.Context, create bool) (*manager.Manager, error) 
 	if err != nil {
 		return nil, err
 	}
-	m := &manager.Manager{Project: p, Registry: &manager.RegistrySource{Client: client, Cache: openMetaCache(e)}, DefaultRegistry: os.Getenv("SKILLPM_REGISTRY")}
+	src := &manager.RegistrySource{Client: client}
+	if cache := openMetaCache(e, c.Bool("no-index")); cache != nil {
+		src.Cache = cache
+		e.atExit(func() {
+			if err := cache.Close(); err != nil {
+				e.debugf("index not updated: %v", err)
+			}
+		})
+	}
+	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: os.Getenv("SKILLPM_REGISTRY")}
 	if e.stderrTTY && !e.quiet || e.debug {
 		m.Log = e.stderr
 	}
