@@ -55,6 +55,8 @@ type Options struct {
 	// Progress, when set, is told how far each content layer download
 	// has got.
 	Progress func(Progress)
+	// Mirrors redirect reads of upstream prefixes (see Mirror).
+	Mirrors []Mirror
 }
 
 // Progress reports a download.
@@ -118,6 +120,16 @@ type target interface {
 // open returns the repository ref names. A layout folder that does not
 // exist is created only when create is set; otherwise it is not found.
 func (c *Client) open(ctx context.Context, ref Reference, create bool) (target, error) {
+	if !create {
+		if t, ok, err := c.openMirrored(ctx, ref); ok {
+			return t, err
+		}
+	}
+	return c.openDirect(ctx, ref, create)
+}
+
+// openDirect is open without mirrors.
+func (c *Client) openDirect(ctx context.Context, ref Reference, create bool) (target, error) {
 	if ref.IsLayout() {
 		if !create {
 			if _, err := os.Stat(filepath.Join(ref.Layout, "oci-layout")); errors.Is(err, fs.ErrNotExist) {

@@ -1,0 +1,95 @@
+package registry
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMirrorsFor(t *testing.T) {
+	mirrors := []Mirror{
+		{Prefix: "ghcr.io/acme/skills", Locations: []string{"registry.internal/acme", "oci:/srv/skills"}, Vetted: true},
+		{Prefix: "ghcr.io/acme/skills/beta", Locations: []string{"beta.internal/x"}},
+	}
+	for _, tc := range []struct {
+		ref    string
+		want   []string
+		vetted bool
+	}{
+		{"ghcr.io/acme/skills/pdf:1.0.0", []string{"registry.internal/acme/pdf:1.0.0", "oci:/srv/skills/pdf:1.0.0"}, true},
+		{"ghcr.io/acme/skills/team/pdf@sha256:" + strings.Repeat("a", 64), []string{"registry.internal/acme/team/pdf@sha256:" + strings.Repeat("a", 64), "oci:/srv/skills/team/pdf@sha256:" + strings.Repeat("a", 64)}, true},
+		{"ghcr.io/acme/skills/beta/pdf", []string{"beta.internal/x/pdf"}, false},
+		{"ghcr.io/acme/skillsx/pdf", nil, false},
+		{"ghcr.io/other/pdf", nil, false},
+		{"oci:./registry/pdf", nil, false},
+	} {
+		ref, err := ParseReference(tc.ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs, vetted := MirrorsFor(mirrors, ref)
+		var got []string
+		for _, r := range refs {
+			got = append(got, r.String())
+		}
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") || vetted != tc.vetted {
+			t.Errorf("MirrorsFor(%s): got %v vetted=%v, want %v vetted=%v", tc.ref, got, vetted, tc.want, tc.vetted)
+		}
+	}
+}
+
+func TestMirrorValidate(t *testing.T) {
+	for _, tc := range []struct {
+		m  Mirror
+		ok bool
+	}{
+		{Mirror{Prefix: "ghcr.io/acme", Locations: []string{"oci:/srv"}}, true},
+		{Mirror{Prefix: "ghcr.io/acme"}, false},
+		{Mirror{Prefix: "oci:/x", Locations: []string{"oci:/srv"}}, false},
+		{Mirror{Prefix: "ghcr.io/acme", Locations: []string{"UPPER/x:"}}, false},
+	} {
+		if got := tc.m.Validate() == nil; got != tc.ok {
+			t.Errorf("Validate(%+v): got ok=%v, want %v", tc.m, got, tc.ok)
+		}
+	}
+}
+
+// A mirrored repository is read from the mirror (a layout here), and a
+// vetted scope never falls back to the upstream.
+func TestMirrorReads(t *testing.T) {
+	work := t.TempDir()
+	dir := writeSkill(t, work, "pdf", "1.0.0", nil)
+	pkg, err := Pack(bg, dir, PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pkg.Close()
+	plain := NewClient(Options{})
+	mirrorDir := filepath.Join(work, "mirror")
+	repo, _ := ParseReference("oci:" + filepath.Join(mirrorDir, "pdf"))
+	if _, err := plain.Publish(bg, pkg, repo, PublishOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The upstream host does not exist: any request to it fails.
+	c := NewClient(Options{Mirrors: []Mirror{{Prefix: "upstream.invalid/acme", Locations: []string{"oci:" + mirrorDir}, Vetted: true}}})
+	ref, _ := ParseReference("upstream.invalid/acme/pdf@" + pkg.Manifest.Digest.String())
+	res, err := c.Resolve(bg, ref)
+	if err != nil {
+		t.Fatalf("resolve through the mirror: %v", err)
+	}
+	if got, want := res.Name(), "pdf"; got != want {
+		t.Errorf("name: got %q, want %q", got, want)
+	}
+	vs, err := c.Versions(bg, ref)
+	if err != nil || len(vs) != 1 || vs[0].String() != "1.0.0" {
+		t.Errorf("versions through the mirror: got %v, %v; want [1.0.0]", vs, err)
+	}
+	missing, _ := ParseReference("upstream.invalid/acme/other:1.0.0")
+	if _, err := c.Resolve(bg, missing); !errors.Is(err, ErrNotVetted) {
+		t.Errorf("vetted miss: got %v, want ErrNotVetted", err)
+	}
+	if _, err := c.WithoutMirrors().Resolve(bg, ref); errors.Is(err, ErrNotVetted) || err == nil {
+		t.Errorf("WithoutMirrors: got %v, want the upstream's own failure", err)
+	}
+}

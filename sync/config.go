@@ -1,0 +1,193 @@
+// Package sync mirrors skills from an upstream registry prefix into an
+// org registry or a folder of OCI layouts, vetting each version against a
+// policy first. Copies preserve manifest digests and carry the
+// signature and provenance referrers along, so upstream signatures still
+// verify on the mirror and digest-pinned locks resolve the same bytes.
+//
+// A run is incremental (a version whose tag and referrers are already on
+// the mirror is skipped without uploading anything) and crash-consistent:
+// blobs go first, then manifests, then referrers, and the tag last, so a
+// tag never points at a manifest whose blobs are missing, and the next
+// run finishes what a failed one started.
+package sync
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+
+	"github.com/Masterminds/semver/v3"
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillpm/skillpm/skill"
+)
+
+// Config is sync.yaml: where to copy from and to, what, and the policy
+// a version must pass to be copied.
+type Config struct {
+	// From is the upstream prefix: a registry prefix
+	// ("ghcr.io/acme/skills") or a folder of OCI layouts ("oci:DIR").
+	From string `yaml:"from"`
+	// To is the mirror prefix, in the same forms as From.
+	To string `yaml:"to"`
+	// Repositories lists the repositories below From to consider. Empty
+	// means every repository the registry's catalog API lists.
+	Repositories []string `yaml:"repositories"`
+	// Content rules select what is copied, as zot's sync content rules
+	// do: a version is copied when any rule matches it. No rules means
+	// every version.
+	Content []Rule `yaml:"content"`
+	// Policy is what a version must pass.
+	Policy Policy `yaml:"policy"`
+}
+
+// Rule selects versions: all of its set fields must match.
+type Rule struct {
+	// Name is a glob (path.Match) over the repository path below From:
+	// "pdf*", "team/*".
+	Name string `yaml:"name"`
+	// Versions is a semver range: ">=1.2 <2", "^1".
+	Versions string `yaml:"versions"`
+	// Tags is a regular expression the tag must match: `^1\.`.
+	Tags string `yaml:"tags"`
+
+	versions *semver.Constraints
+	tags     *regexp.Regexp
+}
+
+// Policy is the vetting a version must pass before it is copied. The
+// zero value lets everything through.
+type Policy struct {
+	// Lint is the lint level a skill must be clean at: "error" (no
+	// errors), "warning" (no warnings either) or "" / "none" (not
+	// linted).
+	Lint string `yaml:"lint"`
+	// Licenses is the allow-list of SPDX license identifiers. Empty
+	// means any license, or none.
+	Licenses []string `yaml:"licenses"`
+	// Permissions bounds what a skill may declare.
+	Permissions PermissionPolicy `yaml:"permissions"`
+	// Signature, when set, requires a signature by a trusted identity.
+	Signature *SignaturePolicy `yaml:"signature"`
+}
+
+// PermissionPolicy is an allow-list for the permissions a skill declares
+// in its frontmatter (or config). A nil field is not checked.
+type PermissionPolicy struct {
+	// Network lists the outbound hosts a skill may declare; "*" allows
+	// any, an empty list none.
+	Network *[]string `yaml:"network"`
+	// Subprocess false rejects skills that declare allow_subprocess.
+	Subprocess *bool `yaml:"subprocess"`
+	// FilesystemWrite lists the write paths a skill may declare; an empty
+	// list allows none.
+	FilesystemWrite *[]string `yaml:"filesystem_write"`
+	// RequireDeclared rejects skills that declare no permissions at all.
+	RequireDeclared bool `yaml:"require_declared"`
+}
+
+// SignaturePolicy says whose signatures are trusted. A SignatureVerifier
+// applies it.
+type SignaturePolicy struct {
+	// Identities are the trusted signer identities (certificate subject
+	// or key name).
+	Identities []string `yaml:"identities"`
+	// Issuer is the OIDC issuer of keyless signatures.
+	Issuer string `yaml:"issuer"`
+	// Keys are public key files for keyed signatures.
+	Keys []string `yaml:"keys"`
+}
+
+// LoadConfig reads a sync.yaml file.
+func LoadConfig(p string) (*Config, error) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	var c Config
+	if err := yaml.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if err := c.compile(); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return &c, nil
+}
+
+// ErrConfig marks a sync configuration that cannot be used.
+var ErrConfig = errors.New("invalid sync configuration")
+
+// compile checks the configuration and compiles its rules.
+func (c *Config) compile() error {
+	for i := range c.Content {
+		r := &c.Content[i]
+		if r.Name != "" {
+			if _, err := path.Match(r.Name, ""); err != nil {
+				return fmt.Errorf("%w: content rule %d: name %q: %v", ErrConfig, i+1, r.Name, err)
+			}
+		}
+		if r.Versions != "" {
+			cons, err := semver.NewConstraint(r.Versions)
+			if err != nil {
+				return fmt.Errorf("%w: content rule %d: versions %q: %v", ErrConfig, i+1, r.Versions, err)
+			}
+			r.versions = cons
+		}
+		if r.Tags != "" {
+			re, err := regexp.Compile(r.Tags)
+			if err != nil {
+				return fmt.Errorf("%w: content rule %d: tags %q: %v", ErrConfig, i+1, r.Tags, err)
+			}
+			r.tags = re
+		}
+	}
+	switch c.Policy.Lint {
+	case "", "none", "error", "warning":
+	default:
+		return fmt.Errorf("%w: policy.lint %q: want none, error or warning", ErrConfig, c.Policy.Lint)
+	}
+	return nil
+}
+
+// Selected reports whether the rules select repo (below From) at tag,
+// which stands for version v.
+func (c *Config) Selected(repo, tag string, v *semver.Version) bool {
+	if len(c.Content) == 0 {
+		return true
+	}
+	for _, r := range c.Content {
+		if r.matches(repo, tag, v) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Rule) matches(repo, tag string, v *semver.Version) bool {
+	if r.Name != "" {
+		if ok, _ := path.Match(r.Name, repo); !ok {
+			return false
+		}
+	}
+	if r.versions != nil && (v == nil || !r.versions.Check(v)) {
+		return false
+	}
+	if r.tags != nil && !r.tags.MatchString(tag) {
+		return false
+	}
+	return true
+}
+
+// lintOptions returns the lint options of the policy, and false when the
+// policy does not lint.
+func (p *Policy) lintOptions() (skill.LintOptions, bool) {
+	switch p.Lint {
+	case "error":
+		return skill.LintOptions{}, true
+	case "warning":
+		return skill.LintOptions{Strict: true}, true
+	}
+	return skill.LintOptions{}, false
+}

@@ -1,0 +1,111 @@
+package sync
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content"
+
+	"github.com/skillpm/skillpm/registry"
+)
+
+// referrers lists the manifests whose subject is desc (signatures,
+// attestations), through the referrers API or its tag fallback.
+func referrers(ctx context.Context, t registry.Target, desc ocispec.Descriptor) ([]ocispec.Descriptor, error) {
+	preds, err := t.Predecessors(ctx, desc)
+	if err != nil {
+		if errors.Is(registry.Classify(err), registry.ErrNotFound) {
+			return nil, nil
+		}
+		return nil, registry.Classify(err)
+	}
+	var out []ocispec.Descriptor
+	for _, p := range preds {
+		if p.MediaType != ocispec.MediaTypeImageManifest && p.MediaType != ocispec.MediaTypeImageIndex {
+			continue
+		}
+		if p.ArtifactType == "" {
+			// Layout folders index plain descriptors: read the type from
+			// the manifest itself.
+			if data, err := content.FetchAll(ctx, t, p); err == nil {
+				var m struct {
+					ArtifactType string              `json:"artifactType"`
+					Config       *ocispec.Descriptor `json:"config"`
+				}
+				if json.Unmarshal(data, &m) == nil {
+					p.ArtifactType = m.ArtifactType
+					if p.ArtifactType == "" && m.Config != nil {
+						p.ArtifactType = m.Config.MediaType
+					}
+				}
+			}
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// missingReferrers returns the referrers of want that dst does not list
+// for desc.
+func missingReferrers(ctx context.Context, dst registry.Target, desc ocispec.Descriptor, want []ocispec.Descriptor) ([]ocispec.Descriptor, error) {
+	if len(want) == 0 {
+		return nil, nil
+	}
+	have, err := referrers(ctx, dst, desc)
+	if err != nil {
+		return nil, fmt.Errorf("list referrers on the mirror: %w", err)
+	}
+	listed := map[string]bool{}
+	for _, h := range have {
+		listed[h.Digest.String()] = true
+	}
+	var out []ocispec.Descriptor
+	for _, w := range want {
+		if !listed[w.Digest.String()] {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// copyGraph copies desc, what it lists, and its referrers (and theirs),
+// skipping whatever dst already has. oras-go pushes every node after
+// its successors, so a referrer is pushed after its subject.
+func copyGraph(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, opts oras.CopyGraphOptions) error {
+	return oras.ExtendedCopyGraph(ctx, src, dst, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: opts})
+}
+
+// repush pushes a referrer manifest dst already stores again, so that
+// dst lists it among its subject's referrers.
+func repush(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor) error {
+	if err := oras.CopyGraph(ctx, src, dst, desc, oras.CopyGraphOptions{}); err != nil {
+		return err
+	}
+	data, err := content.FetchAll(ctx, src, desc)
+	if err != nil {
+		return err
+	}
+	return dst.Push(ctx, desc, bytesReader(data))
+}
+
+// copyOptions count what is uploaded.
+func (r *runner) copyOptions() oras.CopyGraphOptions {
+	return oras.CopyGraphOptions{
+		Concurrency: r.opts.Client.Concurrency(),
+		PostCopy: func(_ context.Context, d ocispec.Descriptor) error {
+			switch d.MediaType {
+			case ocispec.MediaTypeImageManifest, ocispec.MediaTypeImageIndex,
+				"application/vnd.docker.distribution.manifest.v2+json", "application/vnd.docker.distribution.manifest.list.v2+json":
+				r.manifests.Add(1)
+			default:
+				r.blobs.Add(1)
+			}
+			r.bytes.Add(d.Size)
+			return nil
+		},
+	}
+}

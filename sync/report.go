@@ -1,0 +1,159 @@
+package sync
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Action is what a run did with one version.
+type Action string
+
+// Actions.
+const (
+	// ActionCopied: the version (or its missing referrers) was copied.
+	ActionCopied Action = "copied"
+	// ActionPlanned: a dry run would copy the version.
+	ActionPlanned Action = "copy"
+	// ActionSkipped: the mirror already has the version and its referrers.
+	ActionSkipped Action = "skipped"
+	// ActionRejected: the version failed vetting (Check says which) and
+	// was not copied.
+	ActionRejected Action = "rejected"
+	// ActionFailed: a fault (a registry down, a blob failing) stopped
+	// the copy; the next run retries it.
+	ActionFailed Action = "failed"
+)
+
+// ErrRejected is returned by Run when some versions failed vetting and
+// none failed otherwise.
+var ErrRejected = errors.New("some versions were rejected by the sync policy")
+
+// Item is one version, or one repository that could not be listed.
+type Item struct {
+	// Repository is the path below the From prefix.
+	Repository string `json:"repository"`
+	Tag        string `json:"tag,omitempty"`
+	Version    string `json:"version,omitempty"`
+	Digest     string `json:"digest,omitempty"`
+	Action     Action `json:"action"`
+	// Check is the vetting check a rejected version failed: lint,
+	// license, permissions, signature, content or digest.
+	Check  string `json:"check,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Referrers counts the upstream referrers (signatures,
+	// attestations) copied along.
+	Referrers int `json:"referrers"`
+	// Signer is the verified signer identity, when signatures were
+	// vetted.
+	Signer string `json:"signer,omitempty"`
+
+	err error
+}
+
+// String formats the item as one report line.
+func (it Item) String(dryRun bool) string {
+	name := it.Repository
+	if it.Version != "" {
+		name += "@" + it.Version
+	}
+	var b strings.Builder
+	verb := string(it.Action)
+	if dryRun && it.Action == ActionPlanned {
+		verb = "would copy"
+	}
+	fmt.Fprintf(&b, "%-10s %s", verb, name)
+	if it.Digest != "" {
+		fmt.Fprintf(&b, " %s", shortDigest(it.Digest))
+	}
+	if it.Referrers > 0 && (it.Action == ActionCopied || it.Action == ActionPlanned) {
+		fmt.Fprintf(&b, " (+%d referrers)", it.Referrers)
+	}
+	switch {
+	case it.Check != "":
+		fmt.Fprintf(&b, ": %s: %s", it.Check, it.Reason)
+	case it.Reason != "" && it.Action != ActionSkipped:
+		fmt.Fprintf(&b, ": %s", it.Reason)
+	}
+	return b.String()
+}
+
+func shortDigest(d string) string {
+	if len(d) > 19 {
+		return d[:19]
+	}
+	return d
+}
+
+// Report is the outcome of a run, complete even when the run failed.
+type Report struct {
+	From     string   `json:"from"`
+	To       string   `json:"to"`
+	DryRun   bool     `json:"dry_run"`
+	Items    []Item   `json:"items"`
+	Copied   int      `json:"copied"`
+	Planned  int      `json:"planned"`
+	Skipped  int      `json:"skipped"`
+	Rejected int      `json:"rejected"`
+	Failed   int      `json:"failed"`
+	Uploaded Uploaded `json:"uploaded"`
+}
+
+// finish sorts the items and counts them.
+func (r *Report) finish() {
+	sort.SliceStable(r.Items, func(i, j int) bool { return r.Items[i].Repository < r.Items[j].Repository })
+	r.Copied, r.Planned, r.Skipped, r.Rejected, r.Failed = 0, 0, 0, 0, 0
+	for _, it := range r.Items {
+		switch it.Action {
+		case ActionCopied:
+			r.Copied++
+		case ActionPlanned:
+			r.Planned++
+		case ActionSkipped:
+			r.Skipped++
+		case ActionRejected:
+			r.Rejected++
+		case ActionFailed:
+			r.Failed++
+		}
+	}
+}
+
+// err is the run's outcome as an error.
+func (r *Report) err() error {
+	for _, it := range r.Items {
+		if it.Action == ActionFailed {
+			e := it.err
+			if e == nil {
+				e = errors.New(it.Reason)
+			}
+			return fmt.Errorf("sync %s to %s: %d failed, %d copied (run it again to finish): %s: %w", r.From, r.To, r.Failed, r.Copied, it.Repository, e)
+		}
+	}
+	if r.Rejected > 0 {
+		return fmt.Errorf("sync %s to %s: %w: %d rejected", r.From, r.To, ErrRejected, r.Rejected)
+	}
+	return nil
+}
+
+// Write prints the report for people: one line per version, then the
+// totals.
+func (r *Report) Write(w io.Writer) error {
+	var b bytes.Buffer
+	for _, it := range r.Items {
+		fmt.Fprintln(&b, it.String(r.DryRun))
+	}
+	if r.DryRun {
+		fmt.Fprintf(&b, "dry run: %d to copy, %d skipped, %d rejected, %d failed\n", r.Planned, r.Skipped, r.Rejected, r.Failed)
+	} else {
+		fmt.Fprintf(&b, "%d copied, %d skipped, %d rejected, %d failed; uploaded %d blobs and %d manifests (%d bytes)\n",
+			r.Copied, r.Skipped, r.Rejected, r.Failed, r.Uploaded.Blobs, r.Uploaded.Manifests, r.Uploaded.Bytes)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

@@ -1,0 +1,354 @@
+package sync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	gosync "sync"
+	"sync/atomic"
+
+	"github.com/Masterminds/semver/v3"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/skill"
+)
+
+// Options configure Run.
+type Options struct {
+	// Config says what to copy where, and the policy. From and To must
+	// be set.
+	Config *Config
+	// Client reads and writes the registries. Give it no mirrors
+	// (registry.Client.WithoutMirrors): sync compares the real upstream
+	// with the real mirror.
+	Client *registry.Client
+	// Verifier checks signatures when the policy requires them. nil
+	// rejects every version under a signature policy with
+	// ErrNoTrustPolicy.
+	Verifier SignatureVerifier
+	// DryRun vets and plans but writes nothing.
+	DryRun bool
+	// TempDir holds pulled skills while they are vetted; "" means
+	// os.TempDir().
+	TempDir string
+	// Concurrency bounds how many repositories are synced at once. If
+	// less than or equal to 0, a default (currently 4) is used.
+	Concurrency int
+	// Log, when set, receives one line per version as it is decided.
+	Log io.Writer
+}
+
+// Run copies every selected version that passes the policy from
+// Config.From to Config.To and reports what it did with each. The
+// report is complete even when Run fails: it returns an error wrapping
+// the first fault (a registry sentinel, so ErrNetwork for a registry
+// that went away) when any version failed, and ErrRejected when none
+// failed but some were rejected.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	cfg := opts.Config
+	if err := cfg.compile(); err != nil {
+		return nil, err
+	}
+	from, err := parsePrefix("from", cfg.From)
+	if err != nil {
+		return nil, err
+	}
+	to, err := parsePrefix("to", cfg.To)
+	if err != nil {
+		return nil, err
+	}
+	repos := cfg.Repositories
+	if len(repos) == 0 {
+		if repos, err = opts.Client.Repositories(ctx, from); err != nil {
+			return nil, fmt.Errorf("%w (or list them under 'repositories:' in sync.yaml)", err)
+		}
+	}
+	linter, err := skill.NewLinter()
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{opts: opts, from: from, to: to, vet: &vetter{policy: cfg.Policy, linter: linter, verifier: opts.Verifier}}
+	rep := &Report{From: from.Repo(), To: to.Repo(), DryRun: opts.DryRun, Items: []Item{}}
+	n := opts.Concurrency
+	if n <= 0 {
+		n = 4
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(n)
+	var mu gosync.Mutex
+	for _, repo := range repos {
+		g.Go(func() error {
+			items := r.syncRepo(gctx, repo)
+			mu.Lock()
+			rep.Items = append(rep.Items, items...)
+			mu.Unlock()
+			return nil
+		})
+	}
+	g.Wait()
+	rep.Uploaded = Uploaded{Blobs: int(r.blobs.Load()), Manifests: int(r.manifests.Load()), Bytes: r.bytes.Load()}
+	rep.finish()
+	if err := ctx.Err(); err != nil {
+		return rep, err
+	}
+	return rep, rep.err()
+}
+
+func parsePrefix(what, s string) (registry.Reference, error) {
+	if s == "" {
+		return registry.Reference{}, fmt.Errorf("%w: no %q prefix (pass --%s or set %s: in sync.yaml)", ErrConfig, what, what, what)
+	}
+	r, err := registry.ParseReference(s)
+	if err != nil {
+		return r, fmt.Errorf("%w: %s: %v", ErrConfig, what, err)
+	}
+	if r.Tag != "" || r.Digest != "" || r.Range != "" {
+		return r, fmt.Errorf("%w: %s %q: want a prefix without tag, digest or range", ErrConfig, what, s)
+	}
+	return r, nil
+}
+
+// runner holds what one Run shares between repositories.
+type runner struct {
+	opts     Options
+	from, to registry.Reference
+	vet      *vetter
+
+	blobs, manifests atomic.Int64
+	bytes            atomic.Int64
+}
+
+// syncRepo syncs the selected versions of one repository, lowest first.
+func (r *runner) syncRepo(ctx context.Context, repo string) []Item {
+	fail := func(err error) []Item {
+		return []Item{{Repository: repo, Action: ActionFailed, Reason: err.Error(), err: err}}
+	}
+	srcRef, err := registry.Join(r.from, repo)
+	if err != nil {
+		return fail(err)
+	}
+	dstRef, err := registry.Join(r.to, repo)
+	if err != nil {
+		return fail(err)
+	}
+	src, err := r.opts.Client.Target(ctx, srcRef, false)
+	if err != nil {
+		return fail(err)
+	}
+	tags, err := selectedTags(ctx, src, r.opts.Config, repo)
+	if err != nil {
+		return fail(fmt.Errorf("list tags of %s: %w", srcRef.Repo(), err))
+	}
+	if len(tags) == 0 {
+		return nil
+	}
+	// A layout folder that does not exist yet is created by the first
+	// copy, so that nothing is left behind for rejected versions.
+	m := &dstRepo{ref: dstRef, client: r.opts.Client}
+	m.t, err = r.opts.Client.Target(ctx, dstRef, false)
+	if err != nil && !errors.Is(err, registry.ErrNotFound) {
+		return fail(err)
+	}
+	var items []Item
+	for _, t := range tags {
+		it := r.syncTag(ctx, src, m, srcRef, repo, t)
+		if r.opts.Log != nil {
+			fmt.Fprintln(r.opts.Log, it.String(r.opts.DryRun))
+		}
+		items = append(items, it)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return items
+}
+
+type versionTag struct {
+	tag string
+	v   *semver.Version
+}
+
+// selectedTags lists the version tags of src that the rules select,
+// lowest version first.
+func selectedTags(ctx context.Context, src registry.Target, cfg *Config, repo string) ([]versionTag, error) {
+	var out []versionTag
+	err := src.Tags(ctx, "", func(tags []string) error {
+		for _, t := range tags {
+			if v, ok := registry.VersionFromTag(t); ok && cfg.Selected(repo, t, v) {
+				out = append(out, versionTag{t, v})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, registry.Classify(err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].v.LessThan(out[j].v) })
+	return out, nil
+}
+
+// syncTag decides and, unless dry-running, does the copy of one tag.
+func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, srcRef registry.Reference, repo string, t versionTag) Item {
+	it := Item{Repository: repo, Tag: t.tag, Version: t.v.Original()}
+	failed := func(err error) Item {
+		it.Action, it.Reason, it.err = ActionFailed, err.Error(), err
+		return it
+	}
+	desc, err := src.Resolve(ctx, t.tag)
+	if err != nil {
+		return failed(fmt.Errorf("resolve %s: %w", srcRef.WithTag(t.tag), registry.Classify(err)))
+	}
+	it.Digest = desc.Digest.String()
+	refs, err := referrers(ctx, src, desc)
+	if err != nil {
+		return failed(fmt.Errorf("list referrers of %s: %w", srcRef.WithDigest(desc.Digest), err))
+	}
+	it.Referrers = len(refs)
+
+	if dst := m.t; dst != nil {
+		have, err := dst.Resolve(ctx, t.tag)
+		switch err = registry.Classify(err); {
+		case err == nil && have.Digest != desc.Digest:
+			it.Action = ActionRejected
+			it.Check = "digest"
+			it.Reason = fmt.Sprintf("upstream moved published tag %s from %s (on the mirror) to %s; a published version must not change", t.tag, have.Digest, desc.Digest)
+			return it
+		case err == nil:
+			missing, err := missingReferrers(ctx, dst, desc, refs)
+			if err != nil {
+				return failed(err)
+			}
+			if len(missing) == 0 {
+				it.Action, it.Reason = ActionSkipped, "up to date"
+				return it
+			}
+			// Vetted when it was copied; only referrers are missing.
+			it.Action, it.Reason = ActionCopied, fmt.Sprintf("%d missing referrers", len(missing))
+			if r.opts.DryRun {
+				it.Action = ActionPlanned
+				return it
+			}
+			if err := r.copy(ctx, src, dst, desc, t.tag, refs); err != nil {
+				return failed(err)
+			}
+			return it
+		case !errors.Is(err, registry.ErrNotFound):
+			return failed(fmt.Errorf("resolve %s on the mirror: %w", t.tag, err))
+		}
+	}
+
+	signer, rej, err := r.vetVersion(ctx, src, srcRef.WithDigest(desc.Digest), desc, refs)
+	if err != nil {
+		return failed(err)
+	}
+	if rej != nil {
+		it.Action, it.Check, it.Reason = ActionRejected, rej.Check, rej.Reason
+		return it
+	}
+	it.Signer = signer
+	if r.opts.DryRun {
+		it.Action = ActionPlanned
+		return it
+	}
+	dst, err := m.open(ctx)
+	if err != nil {
+		return failed(err)
+	}
+	if err := r.copy(ctx, src, dst, desc, t.tag, refs); err != nil {
+		return failed(err)
+	}
+	it.Action = ActionCopied
+	return it
+}
+
+// vetVersion pulls the version into a temporary folder and vets it. A
+// version that cannot be read as a skill, or does not match its digests,
+// is rejected; a registry fault is an error.
+func (r *runner) vetVersion(ctx context.Context, src registry.Target, ref registry.Reference, desc ocispec.Descriptor, refs []ocispec.Descriptor) (string, *Rejection, error) {
+	tmp, err := os.MkdirTemp(r.opts.TempDir, "skillpm-sync-")
+	if err != nil {
+		return "", nil, err
+	}
+	defer os.RemoveAll(tmp)
+	var dir string
+	res, err := r.opts.Client.Resolve(ctx, ref)
+	if err == nil {
+		// The folder is named after the skill, as lint expects.
+		name := filepath.Base(filepath.Clean("/" + res.Name()))
+		if name == "/" || name == "." {
+			name = "skill"
+		}
+		dir = filepath.Join(tmp, name)
+		_, err = r.opts.Client.Extract(ctx, res, dir, registry.PullOptions{})
+	}
+	if err != nil {
+		for _, k := range []error{registry.ErrIntegrity, registry.ErrUnsafeArchive, registry.ErrNotSkill} {
+			if errors.Is(err, k) {
+				return "", &Rejection{"content", err.Error()}, nil
+			}
+		}
+		return "", nil, err
+	}
+	c := &Candidate{Repo: ref, Manifest: desc, Referrers: refs, Dir: dir, Config: res.Config}
+	c.Skill, _ = skill.Load(dir) // lint reports a broken skill
+	signer, rej := r.vet.vet(ctx, src, c)
+	return signer, rej, nil
+}
+
+// copy copies desc with its referrers, then tags it: blobs before the
+// manifest that lists them, the manifest before its referrers, the tag
+// last. A failure anywhere leaves no tag pointing at missing content.
+func (r *runner) copy(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor) error {
+	opts := r.copyOptions()
+	if err := copyGraph(ctx, src, dst, desc, opts); err != nil {
+		return fmt.Errorf("copy %s: %w", desc.Digest, registry.Classify(err))
+	}
+	// A referrer pushed by an earlier run whose referrers-index update
+	// failed exists but is not listed: push it again to list it.
+	missing, err := missingReferrers(ctx, dst, desc, refs)
+	if err != nil {
+		return err
+	}
+	for _, m := range missing {
+		if err := repush(ctx, src, dst, m); err != nil {
+			return fmt.Errorf("copy referrer %s: %w", m.Digest, registry.Classify(err))
+		}
+	}
+	if err := dst.Tag(ctx, desc, tag); err != nil {
+		return fmt.Errorf("tag %s: %w", tag, registry.Classify(err))
+	}
+	return nil
+}
+
+// dstRepo is a mirror repository, opened (and for a layout, created)
+// when first written.
+type dstRepo struct {
+	ref    registry.Reference
+	client *registry.Client
+	t      registry.Target
+}
+
+func (m *dstRepo) open(ctx context.Context) (registry.Target, error) {
+	if m.t != nil {
+		return m.t, nil
+	}
+	t, err := m.client.Target(ctx, m.ref, true)
+	if err != nil {
+		return nil, err
+	}
+	m.t = t
+	return t, nil
+}
+
+// Uploaded counts what a run pushed.
+type Uploaded struct {
+	Blobs     int   `json:"blobs"`
+	Manifests int   `json:"manifests"`
+	Bytes     int64 `json:"bytes"`
+}
