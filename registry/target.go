@@ -102,3 +102,20 @@ func layoutRepositories(dir string) ([]string, error) {
 func Join(prefix Reference, name string) (Reference, error) {
 	return ParseReference(strings.TrimRight(prefix.Repo(), "/") + "/" + strings.Trim(name, "/"))
 }
+
+// Source opens ref's repository for reading and copying, through the
+// client's mirrors (bundle reads what install would read).
+func (c *Client) Source(ctx context.Context, ref Reference) (Target, error) {
+	t, err := c.open(ctx, ref, false)
+	if err != nil {
+		return nil, err
+	}
+	if mt, ok := t.(*mirrorTarget); ok {
+		return mt, nil
+	}
+	gt, ok := t.(Target)
+	if !ok {
+		return nil, fmt.Errorf("%s: cannot list referrers there", ref.Repo())
+	}
+	return gt, nil
+}

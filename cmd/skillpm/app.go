@@ -105,6 +105,8 @@ func commands(e *env) []*cli.Command {
 		removeCommand(e),
 		installCommand(e),
 		updateCommand(e),
+		syncCommand(e),
+		bundleCommand(e),
 		outdatedCommand(e),
 		whyCommand(e),
 		listCommand(e),

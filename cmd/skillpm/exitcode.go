@@ -15,6 +15,7 @@ import (
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/skill"
+	skillsync "github.com/skillpm/skillpm/sync"
 	"github.com/skillpm/skillpm/toolrun"
 	"github.com/urfave/cli/v2"
 )
@@ -64,6 +65,10 @@ func exitCode(err error) int {
 		return exitNotFound
 	case errors.Is(err, manager.ErrStaleLock):
 		return exitStaleLock
+	case errors.Is(err, skillsync.ErrRejected), errors.Is(err, registry.ErrNotVetted):
+		return exitPolicy
+	case errors.Is(err, skillsync.ErrConfig):
+		return exitUsage
 	case errors.Is(err, manager.ErrNoRegistry):
 		return exitUsage
 	case errors.As(err, &nse):

@@ -55,6 +55,8 @@ type userConfig struct {
 		MaxBytes    int64 `yaml:"max_bytes"`
 		MaxFileSize int64 `yaml:"max_file_size"`
 	} `yaml:"limits"`
+	// Mirrors redirect reads of upstream prefixes (README: Mirrors).
+	Mirrors []registry.Mirror `yaml:"mirrors"`
 }
 
 // loadUserConfig reads the user config; a missing file is an empty one.
@@ -103,6 +105,12 @@ func newRegistryClient(e *env, c *cli.Context) (*registry.Client, error) {
 			MaxFileSize: cfg.Limits.MaxFileSize,
 		},
 	}
+	for _, m := range cfg.Mirrors {
+		if err := m.Validate(); err != nil {
+			return nil, fmt.Errorf("config.yaml mirrors: %w", err)
+		}
+	}
+	opts.Mirrors = cfg.Mirrors
 	store, err := credentials.NewStoreFromDocker(credentials.StoreOptions{AllowPlaintextPut: true, DetectDefaultNativeStore: true})
 	if err != nil {
 		e.debugf("docker credential store unavailable: %v", err)

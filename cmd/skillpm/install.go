@@ -22,11 +22,13 @@ Without a lock, or when skills.yaml changed, it re-resolves what changed
 Examples:
   skillpm install
   skillpm install --frozen      # CI: fail (exit 8) if the lock is missing or stale
-  skillpm install --dry-run --json`,
+  skillpm install --dry-run --json
+  skillpm install --from skills-bundle.tar   # air-gapped: see 'skillpm bundle'`,
 		Flags: append(projectFlags(),
 			&cli.BoolFlag{Name: "frozen", Usage: "install from skills.lock as is; fail if it is missing or stale, and write nothing"},
 			&cli.BoolFlag{Name: "force", Usage: "replace or remove managed skills that have local edits"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would change, change nothing"},
+			&cli.StringFlag{Name: "from", Usage: "install skills.lock from `BUNDLE` ('skillpm bundle' output) with no network; implies --frozen"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -36,13 +38,20 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if from := c.String("from"); from != "" {
+				done, err := useBundle(m, from)
+				if err != nil {
+					return err
+				}
+				defer done()
+			}
 			return withLock(c, m, func() error {
 				lock, err := m.ReadLock()
 				if err != nil {
 					return err
 				}
 				write := false
-				if c.Bool("frozen") {
+				if c.Bool("frozen") || c.String("from") != "" {
 					if lock == nil {
 						return fmt.Errorf("%w: %s does not exist (run 'skillpm install' and commit skills.lock)", manager.ErrStaleLock, m.LockPath())
 					}

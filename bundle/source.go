@@ -1,0 +1,101 @@
+package bundle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/opencontainers/go-digest"
+
+	"github.com/skillpm/skillpm/lockfile"
+	"github.com/skillpm/skillpm/manager"
+	"github.com/skillpm/skillpm/registry"
+)
+
+// ErrOffline is returned when installing from a bundle would need to
+// resolve: a bundle holds exactly its lock's closure.
+var ErrOffline = errors.New("a bundle installs skills.lock as is and cannot resolve")
+
+// Source installs locked skills from a bundle: a manager.Registry that
+// never touches a network.
+type Source struct {
+	// Client reads the bundle's layout; it checks every digest.
+	Client *registry.Client
+	// Dir is the bundle's layout folder.
+	Dir string
+
+	cleanup string
+}
+
+var _ manager.Registry = (*Source)(nil)
+
+// Open opens the bundle at path, a layout folder or a tarball (unpacked
+// into a temporary folder under tmp, "" meaning os.TempDir()). Close
+// removes what Open unpacked.
+func Open(client *registry.Client, path, tmp string) (*Source, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", path, registry.ErrNotFound)
+	}
+	s := &Source{Client: client, Dir: path}
+	if !fi.IsDir() {
+		dir, err := os.MkdirTemp(tmp, "skillpm-bundle-")
+		if err != nil {
+			return nil, err
+		}
+		s.Dir, s.cleanup = dir, dir
+		if err := extractTar(path, dir); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, "oci-layout")); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("%w: %s has no oci-layout file (make one with 'skillpm bundle -o %s')", ErrBadBundle, path, path)
+	}
+	return s, nil
+}
+
+// Close removes the folder a tarball was unpacked into.
+func (s *Source) Close() error {
+	if s.cleanup == "" {
+		return nil
+	}
+	return os.RemoveAll(s.cleanup)
+}
+
+// Versions fails with ErrOffline: a bundle installs its lock as is.
+func (s *Source) Versions(_ context.Context, repo string) ([]*semver.Version, error) {
+	return nil, fmt.Errorf("%s: %w", repo, ErrOffline)
+}
+
+// Describe fails with ErrOffline: a bundle installs its lock as is.
+func (s *Source) Describe(_ context.Context, repo, version string) (*manager.Release, error) {
+	return nil, fmt.Errorf("%s %s: %w", repo, version, ErrOffline)
+}
+
+// Materialize writes the locked skill's files into dir from the bundle,
+// by its locked manifest digest, and checks that its content layer is
+// the locked one.
+func (s *Source) Materialize(ctx context.Context, l lockfile.Skill, dir string) error {
+	d, err := digest.Parse(l.Manifest)
+	if err != nil {
+		return fmt.Errorf("%s: locked manifest %q: %w", l.Name, l.Manifest, err)
+	}
+	ref := registry.Reference{Layout: s.Dir}.WithDigest(d)
+	res, err := s.Client.Resolve(ctx, ref)
+	if errors.Is(err, registry.ErrNotFound) {
+		return fmt.Errorf("%s %s (%s) is not in the bundle; make the bundle again from this skills.lock: %w", l.Name, l.Version, l.Manifest, err)
+	}
+	if err != nil {
+		return err
+	}
+	if l.Content != "" && (len(res.Layout.Layers) == 0 || res.Layout.Layers[0].Digest.String() != l.Content) {
+		return fmt.Errorf("%s %s: the bundle's manifest %s has another content layer than the locked %s: %w", l.Name, l.Version, l.Manifest, l.Content, registry.ErrIntegrity)
+	}
+	_, err = s.Client.Extract(ctx, res, dir, registry.PullOptions{})
+	return err
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	skillsync "github.com/skillpm/skillpm/sync"
+)
+
+func syncCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "sync",
+		Usage: "mirror vetted skills from an upstream registry into an org registry or OCI layouts",
+		UsageText: `skillpm sync [options] [--config sync.yaml] [--from PREFIX] [--to PREFIX|oci:DIR]
+
+Copies every version of the repositories under --from (listed with the
+registry's catalog API, or 'repositories:' in sync.yaml) that the content
+rules select and the policy accepts, with their signature and provenance
+referrers, keeping manifest digests. A second run copies only what is new;
+a run that fails half-way leaves no tag pointing at missing content, and
+the next run finishes the job.
+
+Every run ends with a report: copied, skipped, rejected (with the check
+and the reason) and failed. Exit status: 0 when nothing was rejected or
+failed, 9 when some versions were rejected by the policy, 5 when a
+registry failed (run it again), 2 for a bad sync.yaml.
+
+sync.yaml:
+  from: ghcr.io/acme/skills
+  to: registry.internal/acme-skills      # or oci:/srv/skills
+  repositories: [pdf, slugify]           # default: the catalog
+  content:                               # default: every version
+    - name: "pdf*"                       # glob below 'from'
+      versions: ">=1.2 <2"               # semver range
+      tags: '^1\.'                       # tag regex
+  policy:
+    lint: error                          # none, error or warning
+    licenses: [MIT, Apache-2.0]
+    permissions:
+      network: []                        # allowed outbound hosts ("*": any)
+      subprocess: false
+      filesystem_write: []
+      require_declared: false
+    signature:                           # needs the trust policy (verify)
+      identities: [release@acme.example]
+
+Examples:
+  skillpm sync --from ghcr.io/acme/skills --to registry.internal/acme-skills
+  skillpm sync --config sync.yaml --dry-run
+  skillpm sync --config sync.yaml --to oci:/media/usb/skills --json`,
+		Flags: append(registryFlags(),
+			&cli.StringFlag{Name: "config", Usage: "read the sync configuration from `FILE` (sync.yaml)"},
+			&cli.StringFlag{Name: "from", Usage: "upstream `PREFIX` (overrides sync.yaml)"},
+			&cli.StringFlag{Name: "to", Usage: "mirror `PREFIX` or oci:DIR (overrides sync.yaml)"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "vet and print the plan; copy nothing"},
+		),
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErrorf(c, "sync takes no arguments; use --from and --to, or --config")
+			}
+			cfg := &skillsync.Config{}
+			if p := c.String("config"); p != "" {
+				var err error
+				if cfg, err = skillsync.LoadConfig(p); err != nil {
+					return err
+				}
+			}
+			if v := c.String("from"); v != "" {
+				cfg.From = v
+			}
+			if v := c.String("to"); v != "" {
+				cfg.To = v
+			}
+			if cfg.From == "" || cfg.To == "" {
+				return usageErrorf(c, "sync needs --from and --to (or from: and to: in --config FILE)")
+			}
+			client, err := newRegistryClient(e, c)
+			if err != nil {
+				return err
+			}
+			opts := skillsync.Options{Config: cfg, Client: client.WithoutMirrors(), DryRun: c.Bool("dry-run")}
+			if e.debug {
+				opts.Log = e.stderr
+			}
+			rep, runErr := skillsync.Run(c.Context, opts)
+			if rep != nil {
+				if e.json {
+					if err := writeJSON(e.stdout, rep); err != nil {
+						return err
+					}
+				} else if !e.quiet || runErr != nil {
+					if err := rep.Write(e.stdout); err != nil {
+						return err
+					}
+				}
+			}
+			return runErr
+		},
+	}
+}
