@@ -1,0 +1,15 @@
+// Package verify signs skill manifests and checks their signatures and
+// provenance against a trust policy, with sigstore-go.
+//
+// A signature is a sigstore bundle (v0.3) holding a DSSE envelope of an
+// in-toto statement whose subject is the skill's manifest digest and
+// whose predicate type is cosign's "https://sigstore.dev/cosign/sign/v1":
+// what "cosign sign" writes in the new bundle format, attached as an OCI
+// referrer in the shape of cosign's bundle spec. Provenance is the same
+// with an SLSA provenance v1 predicate. Bundles are signed with a
+// long-lived ECDSA P-256 key (offline; the bundle carries the key's
+// hint) or keyless (Fulcio, Rekor and a timestamp authority).
+//
+// A Verifier is built once from a Policy and its trusted material; each
+// Verify call applies the rule of one repository.
+package verify

@@ -1,0 +1,68 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/skillpm/skillpm/registry"
+)
+
+// Attach pushes a as a referrer of the manifest ref names by digest.
+func Attach(ctx context.Context, c *registry.Client, ref registry.Reference, a *Attestation, created time.Time) (ocispec.Descriptor, error) {
+	return c.Attach(ctx, ref, a.Referrer(created))
+}
+
+// Found is a sigstore bundle referrer of a manifest, as listed.
+type Found struct {
+	Descriptor ocispec.Descriptor
+	// PredicateType is the dev.sigstore.bundle.predicateType annotation
+	// (unverified: for display only).
+	PredicateType string
+}
+
+// List lists the sigstore bundle referrers of the manifest ref names by
+// digest, without fetching them.
+func List(ctx context.Context, c *registry.Client, ref registry.Reference) ([]Found, error) {
+	descs, err := c.Referrers(ctx, ref, BundleMediaType)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Found, 0, len(descs))
+	for _, d := range descs {
+		out = append(out, Found{Descriptor: d, PredicateType: d.Annotations[AnnotationPredicateType]})
+	}
+	return out, nil
+}
+
+// Fetch lists and downloads the sigstore bundles attached to the
+// manifest ref names by digest, in parallel. A referrer that cannot be
+// read (corrupt, over the size limit, gone) comes back as an Envelope
+// with Err set, so verification reports it; network failures are
+// returned.
+func Fetch(ctx context.Context, c *registry.Client, ref registry.Reference) ([]Envelope, error) {
+	found, err := List(ctx, c, ref)
+	if err != nil {
+		return nil, err
+	}
+	envs := make([]Envelope, len(found))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for i, f := range found {
+		g.Go(func() error {
+			_, blob, err := c.FetchReferrer(gctx, ref, f.Descriptor, maxBundle)
+			if err != nil && !errors.Is(err, registry.ErrIntegrity) && !errors.Is(err, registry.ErrNotFound) {
+				return err
+			}
+			envs[i] = Envelope{Referrer: f.Descriptor.Digest, Bundle: blob, Err: err}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return envs, nil
+}

@@ -1,0 +1,252 @@
+package verify
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Requirements a rule can make.
+const (
+	RequireNone   = "none"   // signatures are checked when present, never demanded
+	RequireSigned = "signed" // nothing is accepted unless a trusted signature verifies
+)
+
+// PolicyVersion is the policy format version this package reads.
+const PolicyVersion = 1
+
+// Policy is a trust policy: rules per registry or repository prefix.
+// The rule with the longest matching prefix applies; a repository no
+// rule matches is not required to be signed. See README.md ("Trust").
+type Policy struct {
+	Version int `yaml:"version"`
+	// TrustedRoot is a sigstore trusted_root.json for keyless
+	// identities (relative to the policy file). Empty means the Sigstore
+	// public-good root, fetched with TUF when first needed.
+	TrustedRoot string `yaml:"trustedRoot,omitempty"`
+	Rules       []Rule `yaml:"rules"`
+
+	// Path is the file the policy was read from ("" when parsed from
+	// bytes); relative paths in it are relative to its folder.
+	Path string `yaml:"-"`
+}
+
+// Rule is what a policy says about the repositories under Prefix.
+type Rule struct {
+	// Prefix is a registry, a repository path prefix
+	// ("ghcr.io/acme/skills"), an "oci:PATH" prefix, or "*" for every
+	// repository. It matches whole path segments.
+	Prefix string `yaml:"prefix"`
+	// Require is "signed" (the default) or "none".
+	Require string `yaml:"require,omitempty"`
+	// Keys are PEM public key files (relative to the policy file).
+	Keys []string `yaml:"keys,omitempty"`
+	// Identities are trusted keyless signers.
+	Identities []Identity `yaml:"identities,omitempty"`
+	// Provenance, when set, also demands a verified SLSA provenance
+	// attestation from a trusted signer.
+	Provenance *ProvenanceRule `yaml:"provenance,omitempty"`
+
+	line int
+	keys []*ecdsa.PublicKey
+}
+
+// Identity is a trusted keyless signer: the certificate's OIDC issuer
+// and subject (SAN), each exact or a regular expression (RE2, anchor it
+// yourself).
+type Identity struct {
+	Issuer        string `yaml:"issuer,omitempty"`
+	IssuerRegexp  string `yaml:"issuerRegexp,omitempty"`
+	Subject       string `yaml:"subject,omitempty"`
+	SubjectRegexp string `yaml:"subjectRegexp,omitempty"`
+}
+
+// ProvenanceRule constrains the provenance a rule requires.
+type ProvenanceRule struct {
+	// SourceRepository is a regular expression the provenance's source
+	// repository URI must match ("^https://github\.com/acme/").
+	SourceRepository string `yaml:"sourceRepository"`
+
+	re *regexp.Regexp
+}
+
+// ReadPolicy reads and validates the policy file at path.
+func ReadPolicy(path string) (*Policy, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("trust policy: %w", err)
+	}
+	return ParsePolicy(path, data)
+}
+
+// ParsePolicy parses and validates a policy; path names it in errors
+// and anchors its relative paths. Errors name the file and line.
+func ParsePolicy(path string, data []byte) (*Policy, error) {
+	name := path
+	if name == "" {
+		name = "trust policy"
+	}
+	p := &Policy{Path: path}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(p); err != nil {
+		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	var root yaml.Node
+	_ = yaml.Unmarshal(data, &root)
+	lines := ruleLines(&root)
+	for i := range p.Rules {
+		if i < len(lines) {
+			p.Rules[i].line = lines[i]
+		}
+	}
+	if err := p.validate(name); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// ruleLines returns the line of each item of the top-level rules list.
+func ruleLines(root *yaml.Node) []int {
+	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
+		return nil
+	}
+	m := root.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == "rules" {
+			var out []int
+			for _, it := range m.Content[i+1].Content {
+				out = append(out, it.Line)
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// policyFileError is a policy file that cannot be used, by file and line.
+type policyFileError struct {
+	file string
+	line int
+	msg  string
+}
+
+func (e *policyFileError) Error() string {
+	if e.line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.file, e.line, e.msg)
+	}
+	return e.file + ": " + e.msg
+}
+
+func (p *Policy) validate(name string) error {
+	bad := func(line int, format string, args ...any) error {
+		return &policyFileError{file: name, line: line, msg: fmt.Sprintf(format, args...)}
+	}
+	if p.Version != PolicyVersion {
+		return bad(0, "version is %d; this skillpm reads version: %d", p.Version, PolicyVersion)
+	}
+	seen := map[string]bool{}
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		r.Prefix = normalizeRepo(strings.TrimSpace(r.Prefix))
+		switch {
+		case r.Prefix == "":
+			return bad(r.line, "rule %d has no prefix (a registry, repository prefix, oci:PATH or \"*\")", i+1)
+		case seen[r.Prefix]:
+			return bad(r.line, "prefix %q appears twice", r.Prefix)
+		}
+		seen[r.Prefix] = true
+		if r.Require == "" {
+			r.Require = RequireSigned
+		}
+		if r.Require != RequireSigned && r.Require != RequireNone {
+			return bad(r.line, "require is %q; want %q or %q", r.Require, RequireSigned, RequireNone)
+		}
+		if r.Require == RequireSigned && len(r.Keys) == 0 && len(r.Identities) == 0 {
+			return bad(r.line, "prefix %q requires signatures but trusts no keys and no identities", r.Prefix)
+		}
+		if r.Provenance != nil {
+			if r.Require != RequireSigned {
+				return bad(r.line, "provenance needs require: signed")
+			}
+			re, err := regexp.Compile(r.Provenance.SourceRepository)
+			if err != nil || r.Provenance.SourceRepository == "" {
+				return bad(r.line, "provenance.sourceRepository %q is not a regular expression: %v", r.Provenance.SourceRepository, err)
+			}
+			r.Provenance.re = re
+		}
+		for _, k := range r.Keys {
+			data, err := os.ReadFile(p.resolve(k))
+			if err != nil {
+				return bad(r.line, "key %s: %v", k, errors.Unwrap(err))
+			}
+			pub, err := ParsePublicKey(data)
+			if err != nil {
+				return bad(r.line, "key %s: %v", k, err)
+			}
+			r.keys = append(r.keys, pub)
+		}
+		for j, id := range r.Identities {
+			if (id.Issuer == "") == (id.IssuerRegexp == "") || (id.Subject == "") == (id.SubjectRegexp == "") {
+				return bad(r.line, "identity %d needs one of issuer/issuerRegexp and one of subject/subjectRegexp", j+1)
+			}
+			for _, s := range []string{id.IssuerRegexp, id.SubjectRegexp} {
+				if _, err := regexp.Compile(s); err != nil {
+					return bad(r.line, "identity %d: %v", j+1, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// resolve makes a path of the policy relative to its folder.
+func (p *Policy) resolve(path string) string {
+	if filepath.IsAbs(path) || p.Path == "" {
+		return path
+	}
+	return filepath.Join(filepath.Dir(p.Path), path)
+}
+
+// Rule returns the rule for repo (a repository as skills.lock writes
+// it), or nil when none matches.
+func (p *Policy) Rule(repo string) *Rule {
+	repo = normalizeRepo(repo)
+	var best *Rule
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		if !r.matches(repo) {
+			continue
+		}
+		if best == nil || best.Prefix == "*" || (r.Prefix != "*" && len(r.Prefix) > len(best.Prefix)) {
+			best = r
+		}
+	}
+	return best
+}
+
+func (r *Rule) matches(repo string) bool {
+	if r.Prefix == "*" {
+		return true
+	}
+	return repo == r.Prefix || strings.HasPrefix(repo, r.Prefix+"/")
+}
+
+// normalizeRepo cleans an oci: path and drops trailing slashes, so
+// "oci:./registry/" and "oci:registry" compare equal.
+func normalizeRepo(s string) string {
+	if rest, ok := strings.CutPrefix(s, "oci:"); ok {
+		return "oci:" + filepath.ToSlash(filepath.Clean(rest))
+	}
+	if s == "*" {
+		return s
+	}
+	return strings.TrimRight(s, "/")
+}

@@ -1,0 +1,323 @@
+package verify
+
+import (
+	"crypto"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+	"github.com/sigstore/sigstore-go/pkg/bundle"
+	"github.com/sigstore/sigstore-go/pkg/root"
+	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
+	"github.com/sigstore/sigstore/pkg/signature"
+)
+
+// ErrPolicy is wrapped by every *PolicyError: a repository's policy
+// demands a signature (or provenance) that is missing, invalid or from a
+// signer it does not trust.
+var ErrPolicy = errors.New("trust policy violation")
+
+// PolicyError says why a manifest was denied.
+type PolicyError struct {
+	Repository string
+	Manifest   digest.Digest
+	// Reason is one line for humans.
+	Reason string
+	// Rejected lists why each bundle found was not accepted.
+	Rejected []string
+}
+
+func (e *PolicyError) Error() string {
+	s := fmt.Sprintf("%s@%s: %s", e.Repository, e.Manifest, e.Reason)
+	if len(e.Rejected) > 0 {
+		s += " (" + strings.Join(e.Rejected, "; ") + ")"
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrPolicy) true.
+func (e *PolicyError) Is(target error) bool { return target == ErrPolicy }
+
+// Envelope is one sigstore bundle found attached to a manifest.
+type Envelope struct {
+	// Referrer is the digest of the referrer manifest that carried it.
+	Referrer digest.Digest
+	// Bundle is the bundle JSON.
+	Bundle []byte
+	// Err is why the referrer could not be read; Bundle is then nil.
+	Err error
+}
+
+// Result is what Verify established about one manifest.
+type Result struct {
+	Repository string        `json:"repository"`
+	Manifest   digest.Digest `json:"manifest"`
+	// Required is true when the policy demands a signature.
+	Required bool `json:"required"`
+	// Signer is the verified signer identity ("" when none verified):
+	// "key:sha256:<hex of the PKIX key>" or "<subject> (<issuer>)".
+	Signer string `json:"signer,omitempty"`
+	// Provenance is the verified provenance, when one was found.
+	Provenance *Provenance `json:"provenance,omitempty"`
+	// ProvenanceSigner signed it.
+	ProvenanceSigner string `json:"provenanceSigner,omitempty"`
+	// Rejected lists why bundles were not accepted.
+	Rejected []string `json:"rejected,omitempty"`
+}
+
+// Options tune NewVerifier.
+type Options struct {
+	// TrustedMaterial verifies keyless signatures; nil reads the
+	// policy's trustedRoot, or fetches the public-good root when a
+	// keyless identity first needs it.
+	TrustedMaterial root.TrustedMaterial
+}
+
+// Verifier applies a trust policy. It is built once, from the policy's
+// trusted material, and is safe for concurrent use; each Verify call
+// applies the rule of one repository.
+type Verifier struct {
+	policy   *Policy
+	keys     map[*Rule][]keyVerifier
+	keyless  *sgverify.Verifier
+	rootOnce sync.Once
+	rootErr  error
+	material root.TrustedMaterial
+}
+
+type keyVerifier struct {
+	id string
+	v  *sgverify.Verifier
+}
+
+// NewVerifier prepares p's keys. Keyless trust material is loaded when
+// first needed.
+func NewVerifier(p *Policy, o Options) (*Verifier, error) {
+	v := &Verifier{policy: p, keys: map[*Rule][]keyVerifier{}, material: o.TrustedMaterial}
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		for _, k := range r.keys {
+			sv, err := signature.LoadVerifier(k, crypto.SHA256)
+			if err != nil {
+				return nil, err
+			}
+			m := root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) {
+				return root.NewExpiringKey(sv, time.Time{}, time.Time{}), nil
+			})
+			kv, err := sgverify.NewVerifier(m, sgverify.WithNoObserverTimestamps())
+			if err != nil {
+				return nil, err
+			}
+			der, _ := x509.MarshalPKIXPublicKey(k)
+			sum := sha256.Sum256(der)
+			v.keys[r] = append(v.keys[r], keyVerifier{id: "key:sha256:" + hex.EncodeToString(sum[:]), v: kv})
+		}
+	}
+	return v, nil
+}
+
+// Policy returns the policy v applies.
+func (v *Verifier) Policy() *Policy { return v.policy }
+
+// Required reports whether repo's rule demands a signature.
+func (v *Verifier) Required(repo string) bool {
+	r := v.policy.Rule(repo)
+	return r != nil && r.Require == RequireSigned
+}
+
+// Relevant reports whether verifying repo can tell anything: its rule
+// trusts some signer.
+func (v *Verifier) Relevant(repo string) bool {
+	r := v.policy.Rule(repo)
+	return r != nil && (len(r.keys) > 0 || len(r.Identities) > 0)
+}
+
+func (v *Verifier) keylessVerifier() (*sgverify.Verifier, error) {
+	v.rootOnce.Do(func() {
+		m := v.material
+		if m == nil && v.policy.TrustedRoot != "" {
+			m, v.rootErr = root.NewTrustedRootFromPath(v.policy.resolve(v.policy.TrustedRoot))
+		} else if m == nil {
+			m, v.rootErr = root.FetchTrustedRoot()
+		}
+		if v.rootErr != nil {
+			v.rootErr = fmt.Errorf("load the sigstore trusted root: %w", v.rootErr)
+			return
+		}
+		v.keyless, v.rootErr = sgverify.NewVerifier(m, sgverify.WithTransparencyLog(1), sgverify.WithObserverTimestamps(1))
+	})
+	return v.keyless, v.rootErr
+}
+
+// Verify checks the bundles attached to manifest d of repo against
+// repo's rule. It returns a *PolicyError when the rule demands a
+// signature (or provenance) that no bundle provides. A Result is
+// returned either way.
+func (v *Verifier) Verify(repo string, d digest.Digest, envs []Envelope) (*Result, error) {
+	res := &Result{Repository: repo, Manifest: d}
+	r := v.policy.Rule(repo)
+	if r == nil {
+		return res, nil
+	}
+	res.Required = r.Require == RequireSigned
+	for _, e := range envs {
+		signer, stmt, err := "", (*Statement)(nil), e.Err
+		if err == nil {
+			signer, stmt, err = v.verifyOne(r, d, e.Bundle)
+		}
+		if err != nil {
+			res.Rejected = append(res.Rejected, fmt.Sprintf("%s: %v", short(e.Referrer), err))
+			continue
+		}
+		switch stmt.PredicateType {
+		case PredicateSign:
+			if res.Signer == "" {
+				res.Signer = signer
+			}
+		case PredicateSLSAProvenance:
+			p, err := parseProvenance(stmt.Predicate)
+			if err != nil {
+				res.Rejected = append(res.Rejected, fmt.Sprintf("%s: provenance: %v", short(e.Referrer), err))
+				continue
+			}
+			if r.Provenance != nil && !r.Provenance.re.MatchString(p.SourceRepository) {
+				res.Rejected = append(res.Rejected, fmt.Sprintf("%s: provenance source %q does not match %q", short(e.Referrer), p.SourceRepository, r.Provenance.SourceRepository))
+				continue
+			}
+			if res.Provenance == nil {
+				p.Manifest = d
+				res.Provenance, res.ProvenanceSigner = p, signer
+			}
+		default:
+			res.Rejected = append(res.Rejected, fmt.Sprintf("%s: predicate %q is neither a signature nor provenance", short(e.Referrer), stmt.PredicateType))
+		}
+	}
+	if !res.Required {
+		return res, nil
+	}
+	deny := func(reason string) (*Result, error) {
+		return res, &PolicyError{Repository: repo, Manifest: d, Reason: reason, Rejected: res.Rejected}
+	}
+	switch {
+	case res.Signer == "" && len(envs) == 0:
+		return deny(fmt.Sprintf("not signed, and the policy for %s requires a signature", r.Prefix))
+	case res.Signer == "":
+		return deny(fmt.Sprintf("no signature from a signer the policy for %s trusts", r.Prefix))
+	case r.Provenance != nil && res.Provenance == nil:
+		return deny(fmt.Sprintf("no trusted provenance from a source matching %q", r.Provenance.SourceRepository))
+	}
+	return res, nil
+}
+
+// maxBundle bounds one bundle's JSON.
+const maxBundle = 1 << 20
+
+// verifyOne verifies one bundle over d with r's keys and identities and
+// returns the signer and the verified statement.
+func (v *Verifier) verifyOne(r *Rule, d digest.Digest, data []byte) (string, *Statement, error) {
+	if len(data) > maxBundle {
+		return "", nil, fmt.Errorf("bundle of %d bytes is over the %d byte limit", len(data), maxBundle)
+	}
+	var b bundle.Bundle
+	if err := b.UnmarshalJSON(data); err != nil {
+		return "", nil, fmt.Errorf("corrupt bundle: %v", err)
+	}
+	if b.GetDsseEnvelope() == nil {
+		return "", nil, errors.New("bundle holds no DSSE in-toto statement")
+	}
+	raw, err := hex.DecodeString(d.Encoded())
+	if err != nil || d.Algorithm() != digest.SHA256 {
+		return "", nil, fmt.Errorf("manifest digest %q is not sha256", d)
+	}
+	artifact := sgverify.WithArtifactDigest("sha256", raw)
+	vc, err := b.VerificationContent()
+	if err != nil {
+		return "", nil, err
+	}
+	var errs []string
+	if vc.Certificate() == nil {
+		if len(v.keys[r]) == 0 {
+			return "", nil, errors.New("signed with a key, and the policy trusts no keys here")
+		}
+		for _, k := range v.keys[r] {
+			if _, err := k.v.Verify(&b, sgverify.NewPolicy(artifact, sgverify.WithKey())); err != nil {
+				errs = append(errs, err.Error())
+				continue
+			}
+			stmt, err := statementOf(&b, d)
+			return k.id, stmt, err
+		}
+		return "", nil, fmt.Errorf("no trusted key verifies it: %s", strings.Join(dedupe(errs), "; "))
+	}
+	if len(r.Identities) == 0 {
+		return "", nil, errors.New("signed keyless, and the policy trusts no identities here")
+	}
+	kv, err := v.keylessVerifier()
+	if err != nil {
+		return "", nil, err
+	}
+	opts := make([]sgverify.PolicyOption, 0, len(r.Identities))
+	for _, id := range r.Identities {
+		ci, err := sgverify.NewShortCertificateIdentity(id.Issuer, id.IssuerRegexp, id.Subject, id.SubjectRegexp)
+		if err != nil {
+			return "", nil, err
+		}
+		opts = append(opts, sgverify.WithCertificateIdentity(ci))
+	}
+	out, err := kv.Verify(&b, sgverify.NewPolicy(artifact, opts...))
+	if err != nil {
+		return "", nil, err
+	}
+	stmt, err := statementOf(&b, d)
+	signer := ""
+	if out.Signature != nil && out.Signature.Certificate != nil {
+		c := out.Signature.Certificate
+		signer = fmt.Sprintf("%s (%s)", c.SubjectAlternativeName, c.Extensions.Issuer)
+	}
+	return signer, stmt, err
+}
+
+// statementOf decodes the verified bundle's statement and checks, again,
+// that d is its only subject digest.
+func statementOf(b *bundle.Bundle, d digest.Digest) (*Statement, error) {
+	var s Statement
+	if err := json.Unmarshal(b.GetDsseEnvelope().GetPayload(), &s); err != nil {
+		return nil, fmt.Errorf("statement: %v", err)
+	}
+	if s.Type != StatementType {
+		return nil, fmt.Errorf("statement type %q is not in-toto v1", s.Type)
+	}
+	for _, sub := range s.Subject {
+		if sub.Digest["sha256"] == d.Encoded() {
+			return &s, nil
+		}
+	}
+	return nil, fmt.Errorf("statement is not about %s", d)
+}
+
+func short(d digest.Digest) string {
+	s := d.String()
+	if len(s) > 19 {
+		return s[:19]
+	}
+	return s
+}
+
+func dedupe(s []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
