@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -118,6 +119,7 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			e.Setenv("REGISTRY", srv.addr)
 			e.Setenv("REGISTRY_KIND", k.name)
 			e.Values[scriptEnvKey{}] = &scriptEnv{kind: k, bin: bin, tb: tb, extras: map[string]*server{}}
+			e.Values[faultProxiesKey{}] = &sync.Map{}
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
@@ -140,6 +142,8 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			"skillpm-exit": cmdSkillpmExit,
 			"httpget":      cmdHTTPGet,
 			"registry":     cmdRegistry,
+			"faultproxy":   cmdFaultProxy,
+			"attach":       cmdAttach,
 		},
 	}
 }
