@@ -77,7 +77,9 @@ func pushIfMissing(ctx context.Context, t target, desc ocispec.Descriptor, data 
 // Referrers lists the manifests whose subject is the manifest ref names
 // by digest, keeping those of artifactType ("" keeps all). It uses the
 // registry's referrers API, or the "sha256-<hex>" tag index where the
-// registry has none. Nothing is cached: the list can change.
+// registry has none. Nothing is cached: the list can change. In an OCI
+// layout, descriptors come without artifactType and are not filtered:
+// check the manifest FetchReferrer returns.
 func (c *Client) Referrers(ctx context.Context, ref Reference, artifactType string) ([]ocispec.Descriptor, error) {
 	if ref.Digest == "" {
 		return nil, fmt.Errorf("list referrers of %s: a digest is needed", ref)
@@ -101,12 +103,21 @@ func (c *Client) Referrers(ctx context.Context, ref Reference, artifactType stri
 			}
 			return nil
 		})
-	case content.ReadOnlyGraphStorage:
+	case interface {
+		content.ReadOnlyGraphStorage
+		content.Resolver
+	}:
+		// A layout's graph is keyed by the whole descriptor.
+		if subject, err = t.Resolve(ctx, ref.Digest.String()); err != nil {
+			break
+		}
 		var preds []ocispec.Descriptor
 		preds, err = t.Predecessors(ctx, subject)
 		for _, p := range preds {
+			// A layout's graph does not keep artifactType: callers
+			// check the fetched manifest's.
 			if p.MediaType == ocispec.MediaTypeImageManifest {
-				keep(p)
+				out = append(out, p)
 			}
 		}
 	}
