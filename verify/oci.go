@@ -53,9 +53,12 @@ func Fetch(ctx context.Context, c *registry.Client, ref registry.Reference) ([]E
 	g.SetLimit(4)
 	for i, f := range found {
 		g.Go(func() error {
-			_, blob, err := c.FetchReferrer(gctx, ref, f.Descriptor, maxBundle)
+			m, blob, err := c.FetchReferrer(gctx, ref, f.Descriptor, maxBundle)
 			if err != nil && !errors.Is(err, registry.ErrIntegrity) && !errors.Is(err, registry.ErrNotFound) {
 				return err
+			}
+			if m != nil && m.ArtifactType != BundleMediaType {
+				return nil // another kind of referrer (a layout lists all)
 			}
 			envs[i] = Envelope{Referrer: f.Descriptor.Digest, Bundle: blob, Err: err}
 			return nil
@@ -64,5 +67,25 @@ func Fetch(ctx context.Context, c *registry.Client, ref registry.Reference) ([]E
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	return envs, nil
+	out := envs[:0]
+	for _, e := range envs {
+		if e.Bundle != nil || e.Err != nil {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// Check applies v's rule for repo (the repository as skills.lock and the
+// policy write it) to the manifest ref names by digest, fetching its
+// bundles only when the rule trusts some signer.
+func Check(ctx context.Context, c *registry.Client, v *Verifier, repo string, ref registry.Reference) (*Result, error) {
+	var envs []Envelope
+	if v.Relevant(repo) {
+		var err error
+		if envs, err = Fetch(ctx, c, ref); err != nil {
+			return nil, err
+		}
+	}
+	return v.Verify(repo, ref.Digest, envs)
 }

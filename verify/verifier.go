@@ -2,7 +2,6 @@ package verify
 
 import (
 	"crypto"
-	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
@@ -115,9 +114,11 @@ func NewVerifier(p *Policy, o Options) (*Verifier, error) {
 			if err != nil {
 				return nil, err
 			}
-			der, _ := x509.MarshalPKIXPublicKey(k)
-			sum := sha256.Sum256(der)
-			v.keys[r] = append(v.keys[r], keyVerifier{id: "key:sha256:" + hex.EncodeToString(sum[:]), v: kv})
+			der, err := x509.MarshalPKIXPublicKey(k)
+			if err != nil {
+				return nil, err
+			}
+			v.keys[r] = append(v.keys[r], keyVerifier{id: KeyID(der), v: kv})
 		}
 	}
 	return v, nil
