@@ -68,6 +68,18 @@ type Manager struct {
 	DefaultRegistry string
 	// CrashAfterSwapsForTesting is passed to install.Options.
 	CrashAfterSwapsForTesting int
+	// Trust, when set, checks every locked skill before Install touches
+	// a target; nil installs without signature checks.
+	Trust Trust
+}
+
+// Trust checks a locked skill against a trust policy.
+type Trust interface {
+	// Check verifies the skill's manifest (in repo, the lock's
+	// repository made absolute) and returns the verified signer
+	// identity, "" when the policy asks for none. An error denies the
+	// whole install.
+	Check(ctx context.Context, s lockfile.Skill, repo string) (signer string, err error)
 }
 
 // LockPath returns the project's skills.lock path.
@@ -281,12 +293,40 @@ func (s *source) describe(ctx context.Context, name, version string) (*Release, 
 	}
 }
 
-// Install makes the targets hold exactly lock's skills.
+// Install makes the targets hold exactly lock's skills. With Trust set,
+// every skill is checked first (in parallel) and its verified signer
+// recorded in lock; one denial stops the install before any target is
+// touched.
 func (m *Manager) Install(ctx context.Context, lock *lockfile.File, force, dryRun bool) (*install.Result, error) {
+	if err := m.checkTrust(ctx, lock); err != nil {
+		return nil, err
+	}
 	return install.Sync(ctx, lock, install.Options{
 		Targets: m.TargetDirs(), Source: absSource{m}, Force: force, DryRun: dryRun, Log: m.Log,
 		CrashAfterSwapsForTesting: m.CrashAfterSwapsForTesting,
 	})
+}
+
+func (m *Manager) checkTrust(ctx context.Context, lock *lockfile.File) error {
+	if m.Trust == nil {
+		return nil
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	signers := make([]string, len(lock.Skills))
+	for i, s := range lock.Skills {
+		g.Go(func() (err error) {
+			signers[i], err = m.Trust.Check(gctx, s, m.Project.Abs(s.Repository))
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for i := range lock.Skills {
+		lock.Skills[i].Signer = signers[i]
+	}
+	return nil
 }
 
 // absSource resolves relative oci: repositories of the lock against the
