@@ -17,6 +17,7 @@ import (
 	"github.com/skillpm/skillpm/skill"
 	skillsync "github.com/skillpm/skillpm/sync"
 	"github.com/skillpm/skillpm/toolrun"
+	"github.com/skillpm/skillpm/verify"
 	"github.com/urfave/cli/v2"
 )
 
@@ -63,6 +64,8 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, agent.ErrNotFound):
 		return exitNotFound
+	case errors.Is(err, verify.ErrPolicy):
+		return exitPolicy
 	case errors.Is(err, manager.ErrStaleLock):
 		return exitStaleLock
 	case errors.Is(err, skillsync.ErrRejected), errors.Is(err, registry.ErrNotVetted):

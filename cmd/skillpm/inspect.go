@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -8,7 +9,28 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/verify"
 )
+
+// describeBundles reads the sigstore bundles among in's referrers and
+// what each claims (signer, predicate), by referrer digest. Unreadable
+// ones are left out.
+func describeBundles(ctx context.Context, client *registry.Client, in *registry.Inspection) map[string]*verify.Claim {
+	out := map[string]*verify.Claim{}
+	for _, r := range in.Referrers {
+		if r.ArtifactType != verify.BundleMediaType && r.ArtifactType != "" {
+			continue
+		}
+		m, blob, err := client.FetchReferrer(ctx, in.Ref, r, 1<<20)
+		if err != nil || m.ArtifactType != verify.BundleMediaType {
+			continue
+		}
+		if cl, err := verify.Describe(blob); err == nil {
+			out[r.Digest.String()] = cl
+		}
+	}
+	return out
+}
 
 func inspectCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -39,10 +61,13 @@ Examples:
 			if err != nil {
 				return err
 			}
+			claims := describeBundles(c.Context, client, in)
 			if e.json {
-				return writeJSON(e.stdout, inspectJSON(in))
+				out := inspectJSON(in)
+				out["signatures"] = claims
+				return writeJSON(e.stdout, out)
 			}
-			printInspect(e, in)
+			printInspect(e, in, claims)
 			return nil
 		},
 	}
@@ -72,7 +97,7 @@ func inspectJSON(in *registry.Inspection) map[string]any {
 	return out
 }
 
-func printInspect(e *env, in *registry.Inspection) {
+func printInspect(e *env, in *registry.Inspection, claims map[string]*verify.Claim) {
 	w := e.stdout
 	fmt.Fprintf(w, "Reference:     %s\n", in.Ref)
 	fmt.Fprintf(w, "Digest:        %s\n", in.Ref.Digest)
@@ -117,6 +142,17 @@ func printInspect(e *env, in *registry.Inspection) {
 	}
 	fmt.Fprintf(w, "Referrers:     %d\n", len(in.Referrers))
 	for _, r := range in.Referrers {
+		if cl := claims[r.Digest.String()]; cl != nil {
+			kind := cl.PredicateType
+			switch kind {
+			case verify.PredicateSign:
+				kind = "signature"
+			case verify.PredicateSLSAProvenance:
+				kind = "provenance"
+			}
+			fmt.Fprintf(w, "  %s %s signed by %s (unverified; see 'skillpm verify')\n", kind, r.Digest, cl.Signer)
+			continue
+		}
 		fmt.Fprintf(w, "  %s %s\n", orNone(r.ArtifactType), r.Digest)
 	}
 }

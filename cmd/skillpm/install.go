@@ -38,6 +38,9 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if err := enforcePolicy(e, c, m); err != nil {
+				return err
+			}
 			if from := c.String("from"); from != "" {
 				done, err := useBundle(m, from)
 				if err != nil {
@@ -50,7 +53,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				write := false
+				onDisk, write := lock, false
 				if c.Bool("frozen") || c.String("from") != "" {
 					if lock == nil {
 						return fmt.Errorf("%w: %s does not exist (run 'skillpm install' and commit skills.lock)", manager.ErrStaleLock, m.LockPath())
@@ -71,6 +74,10 @@ Examples:
 				res, err := m.Install(c.Context, lock, c.Bool("force"), c.Bool("dry-run"))
 				if err != nil {
 					return err
+				}
+				// The lock records who signed what was installed.
+				if !c.Bool("frozen") && !c.Bool("dry-run") && signersChanged(onDisk, lock) {
+					write = true
 				}
 				if write {
 					if err := lockfile.Write(m.LockPath(), lock); err != nil {
@@ -106,6 +113,9 @@ Examples:
 			}
 			m, err := openManager(e, c, true)
 			if err != nil {
+				return err
+			}
+			if err := enforcePolicy(e, c, m); err != nil {
 				return err
 			}
 			return withLock(c, m, func() error {
@@ -219,6 +229,9 @@ Examples:
 		Action: func(c *cli.Context) error {
 			m, err := openManager(e, c, false)
 			if err != nil {
+				return err
+			}
+			if err := enforcePolicy(e, c, m); err != nil {
 				return err
 			}
 			return withLock(c, m, func() error {

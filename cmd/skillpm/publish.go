@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"time"
 
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/skill"
+	"github.com/skillpm/skillpm/verify"
 )
 
 type publishOptions struct {
@@ -14,6 +17,9 @@ type publishOptions struct {
 	repo    registry.Reference
 	version string
 	force   bool
+	// sign attaches a signature, provenance an SLSA provenance
+	// attestation, both signed as signFlags say.
+	sign, provenance bool
 }
 
 func publishCommand(e *env) *cli.Command {
@@ -32,11 +38,14 @@ errors. An existing version is never moved to different content unless
 Examples:
   skillpm publish ./pdf ghcr.io/acme/skills/pdf
   skillpm publish ./pdf oci:./registry/pdf
-  skillpm publish --plain-http ./pdf 127.0.0.1:5000/skills/pdf --version 1.2.1`,
-		Flags: append([]cli.Flag{
+  skillpm publish --plain-http ./pdf 127.0.0.1:5000/skills/pdf --version 1.2.1
+  skillpm publish --sign --provenance --key skillpm.key ./pdf ghcr.io/acme/skills/pdf`,
+		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "version", Usage: "publish as `VERSION` instead of the frontmatter version"},
 			&cli.BoolFlag{Name: "force", Usage: "move an existing version tag to this content"},
-		}, registryFlags()...),
+			&cli.BoolFlag{Name: "sign", Usage: "sign the published manifest (with --key FILE or --keyless)"},
+			&cli.BoolFlag{Name: "provenance", Usage: "attach signed SLSA provenance (git source and revision, builder, digests)"},
+		}, signFlags()...), registryFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
 				return usageErrorf(c, "publish takes a skill folder and a repository")
@@ -48,7 +57,7 @@ Examples:
 			if repo.Digest != "" || repo.Range != "" {
 				return usageErrorf(c, "publish takes a repository, not a digest or range: the tag is the skill's version")
 			}
-			opts := publishOptions{dir: c.Args().First(), repo: repo, version: c.String("version"), force: c.Bool("force")}
+			opts := publishOptions{dir: c.Args().First(), repo: repo, version: c.String("version"), force: c.Bool("force"), sign: c.Bool("sign"), provenance: c.Bool("provenance")}
 			if repo.Tag != "" {
 				if opts.version != "" && registry.EscapeTag(opts.version) != repo.Tag {
 					return usageErrorf(c, "tag %q and --version %q disagree", repo.Tag, opts.version)
@@ -65,6 +74,14 @@ Examples:
 }
 
 func runPublish(c *cli.Context, e *env, opts publishOptions) error {
+	started := time.Now()
+	var signer *verify.Signer
+	if opts.sign || opts.provenance {
+		var err error
+		if signer, err = newSigner(e, c); err != nil {
+			return err
+		}
+	}
 	l, err := skill.NewLinter()
 	if err != nil {
 		return err
@@ -94,12 +111,37 @@ func runPublish(c *cli.Context, e *env, opts publishOptions) error {
 	if err != nil {
 		return err
 	}
+	var sig, prov string
+	if opts.sign {
+		if sig, err = attachSignature(c.Context, client, signer, pub.Ref); err != nil {
+			return fmt.Errorf("published %s, but signing failed: %w", pub.Ref, err)
+		}
+	}
+	if opts.provenance {
+		pr := buildProvenance(c.Context, opts.dir, p, started)
+		a, err := signer.Attest(c.Context, pub.Ref.Repo(), pub.Ref.Digest, verify.PredicateSLSAProvenance, pr.Predicate())
+		if err == nil {
+			var d ocispec.Descriptor
+			d, err = verify.Attach(c.Context, client, pub.Ref.WithDigest(pub.Ref.Digest), a, started)
+			prov = d.Digest.String()
+		}
+		if err != nil {
+			return fmt.Errorf("published %s, but attaching provenance failed: %w", pub.Ref, err)
+		}
+	}
 	if e.json {
-		return writeJSON(e.stdout, map[string]any{
+		out := map[string]any{
 			"name": p.Name, "version": p.Version, "reference": pub.Ref.String(),
 			"repository": opts.repo.Repo(), "tag": pub.Ref.Tag, "digest": pub.Ref.Digest,
 			"unchanged": pub.Unchanged,
-		})
+		}
+		if sig != "" {
+			out["signature"] = sig
+		}
+		if prov != "" {
+			out["provenance"] = prov
+		}
+		return writeJSON(e.stdout, out)
 	}
 	if !e.quiet {
 		verb := "published"
@@ -107,6 +149,12 @@ func runPublish(c *cli.Context, e *env, opts publishOptions) error {
 			verb = "unchanged (already published)"
 		}
 		fmt.Fprintf(e.stdout, "%s %s %s\n%s\n", verb, p.Name, p.Version, pub.Ref)
+		if sig != "" {
+			fmt.Fprintf(e.stdout, "signature %s\n", sig)
+		}
+		if prov != "" {
+			fmt.Fprintf(e.stdout, "provenance %s\n", prov)
+		}
 	}
 	return nil
 }

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/skillpm/skillpm/verify"
+)
+
+// passwordEnv holds the private key's passphrase for non-interactive use.
+const passwordEnv = "SKILLPM_KEY_PASSWORD"
+
+func keyCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "key",
+		Usage: "manage signing keys",
+		Subcommands: []*cli.Command{{
+			Name:  "generate",
+			Usage: "write an ECDSA P-256 key pair for 'skillpm sign --key'",
+			UsageText: `skillpm key generate [options]
+
+Writes PREFIX.key (the private key, encrypted with a passphrase, in cosign's
+"ENCRYPTED SIGSTORE PRIVATE KEY" format, mode 0600) and PREFIX.pub (the public
+key, to list under keys: in a trust policy). The passphrase is read from
+SKILLPM_KEY_PASSWORD, else asked for twice on the terminal.
+
+Examples:
+  skillpm key generate
+  SKILLPM_KEY_PASSWORD=... skillpm key generate --output-prefix release`,
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "output-prefix", Value: "skillpm", Usage: "write `PREFIX`.key and PREFIX.pub"},
+				&cli.BoolFlag{Name: "force", Usage: "overwrite existing key files"},
+			},
+			Action: func(c *cli.Context) error {
+				if c.NArg() > 0 {
+					return usageErrorf(c, "key generate takes no arguments")
+				}
+				prefix := c.String("output-prefix")
+				priv, pub := prefix+".key", prefix+".pub"
+				if !c.Bool("force") {
+					for _, p := range []string{priv, pub} {
+						if _, err := os.Stat(p); err == nil {
+							return &usageError{msg: p + " exists", hint: "pass --force to overwrite it, or --output-prefix to write elsewhere"}
+						}
+					}
+				}
+				pass, err := passphrase(e, true)
+				if err != nil {
+					return err
+				}
+				privPEM, pubPEM, err := verify.GenerateKey(pass)
+				if err != nil {
+					return err
+				}
+				if err := writeKeyFile(priv, privPEM, 0o600); err != nil {
+					return err
+				}
+				if err := writeKeyFile(pub, pubPEM, 0o644); err != nil {
+					return err
+				}
+				if e.json {
+					return writeJSON(e.stdout, map[string]string{"privateKey": priv, "publicKey": pub})
+				}
+				if !e.quiet {
+					fmt.Fprintf(e.stdout, "private key written to %s\npublic key written to %s\n", priv, pub)
+				}
+				return nil
+			},
+		}},
+	}
+}
+
+func writeKeyFile(path string, data []byte, perm fs.FileMode) error {
+	if err := os.WriteFile(path, data, perm); err != nil {
+		return err
+	}
+	return os.Chmod(path, perm)
+}
+
+// passphrase reads the key passphrase from SKILLPM_KEY_PASSWORD or the
+// terminal (twice when confirm). It is never printed or logged.
+func passphrase(e *env, confirm bool) ([]byte, error) {
+	if p, ok := os.LookupEnv(passwordEnv); ok {
+		return []byte(p), nil
+	}
+	f, ok := e.stdin.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil, &usageError{msg: "no passphrase for the private key", hint: "set " + passwordEnv + " or run on a terminal"}
+	}
+	fmt.Fprint(e.stderr, "Enter passphrase for the private key: ")
+	p, err := term.ReadPassword(int(f.Fd()))
+	fmt.Fprintln(e.stderr)
+	if err != nil || !confirm {
+		return p, err
+	}
+	fmt.Fprint(e.stderr, "Enter it again: ")
+	again, err := term.ReadPassword(int(f.Fd()))
+	fmt.Fprintln(e.stderr)
+	if err != nil {
+		return nil, err
+	}
+	if string(again) != string(p) {
+		return nil, errors.New("the passphrases differ")
+	}
+	return p, nil
+}

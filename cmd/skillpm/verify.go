@@ -1,0 +1,423 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/opencontainers/go-digest"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/sync/errgroup"
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/lockfile"
+	"github.com/skillpm/skillpm/manager"
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/verify"
+)
+
+func verifyCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "verify",
+		Usage: "check locked (or given) skills against the registry, the trust policy and the installed files",
+		UsageText: `skillpm verify [options] [REF...]
+
+Without REFs, for every skill of skills.lock: the registry still serves the
+locked manifest digest, its content layer is the locked one, a signature
+satisfies the trust policy, and the installed files match the lock. With REFs,
+the signatures of those manifests are checked against the policy.
+
+The policy is --policy FILE, else 'policy:' in skills.yaml, else 'policy:' in
+the user config. --key FILE trusts that public key for every repository and
+requires a signature from it.
+
+Exit codes: 9 a policy violation (unsigned, untrusted signer, no provenance),
+10 tampering (digest mismatch, edited files), 5 a registry failure. With
+GITHUB_ACTIONS set, failures are also printed as ::error annotations.
+
+Examples:
+  skillpm verify
+  skillpm verify --json
+  skillpm verify --key acme.pub ghcr.io/acme/skills/pdf:1.2.0`,
+		Flags: append(projectFlags(),
+			&cli.StringFlag{Name: "policy", Usage: "trust policy `FILE` (overrides skills.yaml and the user config)"},
+			&cli.StringFlag{Name: "key", Usage: "require a signature by the public key in `FILE`, for every repository"},
+		),
+		Action: func(c *cli.Context) error { return runVerify(e, c) },
+	}
+}
+
+// verifyRow is one skill's verification.
+type verifyRow struct {
+	Name       string   `json:"name,omitempty"`
+	Version    string   `json:"version,omitempty"`
+	Repository string   `json:"repository"`
+	Manifest   string   `json:"manifest"`
+	Signer     string   `json:"signer,omitempty"`
+	Provenance string   `json:"provenance,omitempty"`
+	Status     string   `json:"status"` // ok, policy, tampered, network, error
+	Problems   []string `json:"problems,omitempty"`
+	Installed  string   `json:"installed,omitempty"`
+	code       int
+}
+
+func (r *verifyRow) fail(code int, status, format string, args ...any) {
+	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+	if r.code == 0 || severity(code) > severity(r.code) {
+		r.code, r.Status = code, status
+	}
+}
+
+// severity orders failures: tampering over policy over the network.
+func severity(code int) int {
+	switch code {
+	case exitIntegrity:
+		return 4
+	case exitPolicy:
+		return 3
+	case exitNetwork:
+		return 2
+	}
+	return 1
+}
+
+func runVerify(e *env, c *cli.Context) error {
+	client, err := newRegistryClient(e, c)
+	if err != nil {
+		return err
+	}
+	fresh := client.Fresh()
+	var rows []*verifyRow
+	if c.NArg() > 0 {
+		v, err := loadVerifier(c, "")
+		if err != nil {
+			return err
+		}
+		for _, a := range c.Args().Slice() {
+			ref, err := parseRef(c, a)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, &verifyRow{Repository: ref.Repo(), Manifest: a})
+			checkRef(c.Context, fresh, v, rows[len(rows)-1], ref)
+		}
+	} else {
+		m, err := openManager(e, c, false)
+		if err != nil {
+			return err
+		}
+		lock, err := m.ReadLock()
+		if err != nil {
+			return err
+		}
+		if lock == nil {
+			return fmt.Errorf("%w: %s does not exist (run 'skillpm install' and commit skills.lock)", manager.ErrStaleLock, m.LockPath())
+		}
+		v, err := loadVerifier(c, projectPolicy(m))
+		if err != nil {
+			return err
+		}
+		if rows, err = verifyLock(c.Context, client, fresh, v, m, lock); err != nil {
+			return err
+		}
+	}
+	return reportVerify(e, rows)
+}
+
+// checkRef resolves ref afresh and checks its signatures.
+func checkRef(ctx context.Context, c *registry.Client, v *verify.Verifier, row *verifyRow, ref registry.Reference) {
+	desc, err := c.Head(ctx, ref)
+	if err != nil {
+		failFetch(row, err)
+		return
+	}
+	row.Manifest = desc.Digest.String()
+	checkSignature(ctx, c, v, row, row.Repository, ref.WithDigest(desc.Digest))
+}
+
+func checkSignature(ctx context.Context, c *registry.Client, v *verify.Verifier, row *verifyRow, repo string, ref registry.Reference) {
+	if v == nil {
+		return
+	}
+	res, err := verify.Check(ctx, c, v, repo, ref)
+	if res != nil {
+		row.Signer = res.Signer
+		if res.Provenance != nil {
+			row.Provenance = res.Provenance.SourceRepository
+			if row.Provenance == "" {
+				row.Provenance = res.Provenance.Builder
+			}
+		}
+	}
+	var pe *verify.PolicyError
+	switch {
+	case errors.As(err, &pe):
+		row.fail(exitPolicy, "policy", "%s", pe.Reason)
+		row.Problems = append(row.Problems, pe.Rejected...)
+	case err != nil:
+		failFetch(row, err)
+	}
+}
+
+func failFetch(row *verifyRow, err error) {
+	switch {
+	case errors.Is(err, registry.ErrNetwork), errors.Is(err, registry.ErrUnauthorized):
+		row.fail(exitNetwork, "network", "%v", err)
+	case errors.Is(err, registry.ErrNotFound):
+		row.fail(exitIntegrity, "tampered", "the registry no longer serves %s: %v", row.Manifest, err)
+	case errors.Is(err, registry.ErrIntegrity):
+		row.fail(exitIntegrity, "tampered", "%v", err)
+	default:
+		row.fail(exitError, "error", "%v", err)
+	}
+}
+
+// verifyLock checks every locked skill in parallel (bounded), then the
+// installed files.
+func verifyLock(ctx context.Context, client, fresh *registry.Client, v *verify.Verifier, m *manager.Manager, lock *lockfile.File) ([]*verifyRow, error) {
+	rows := make([]*verifyRow, len(lock.Skills))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(16)
+	for i, s := range lock.Skills {
+		row := &verifyRow{Name: s.Name, Version: s.Version, Repository: s.Repository, Manifest: s.Manifest}
+		rows[i] = row
+		g.Go(func() error {
+			ref, err := registry.ParseReference(m.Project.Abs(s.Repository))
+			if err != nil {
+				row.fail(exitError, "error", "%v", err)
+				return nil
+			}
+			d, err := digest.Parse(s.Manifest)
+			if err != nil {
+				row.fail(exitIntegrity, "tampered", "locked manifest %q: %v", s.Manifest, err)
+				return nil
+			}
+			ref = ref.WithDigest(d)
+			if _, err := fresh.Head(gctx, ref); err != nil {
+				failFetch(row, err)
+				return nil
+			}
+			res, err := client.Resolve(gctx, ref)
+			if err != nil {
+				failFetch(row, err)
+				return nil
+			}
+			if s.Content != "" && (len(res.Layout.Layers) == 0 || res.Layout.Layers[0].Digest.String() != s.Content) {
+				row.fail(exitIntegrity, "tampered", "the manifest's content layer is not the locked %s", s.Content)
+			}
+			checkSignature(gctx, fresh, v, row, s.Repository, ref)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	states, err := install.Status(m.TargetDirs(), lock)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]*verifyRow{}
+	for _, r := range rows {
+		byName[r.Name] = r
+	}
+	for _, st := range states {
+		r := byName[st.Name]
+		if r == nil {
+			continue
+		}
+		switch st.State {
+		case install.StateOK:
+			if r.Installed == "" {
+				r.Installed = "ok"
+			}
+		case install.StateNotInstalled:
+			r.Installed = "not installed"
+		case install.StateModified, install.StateOutdated, install.StateMissing:
+			r.Installed = string(st.State)
+			r.fail(exitIntegrity, "tampered", "%s: installed files do not match the lock (%s)", filepath.Join(st.Target, st.Name), st.State)
+		}
+	}
+	return rows, nil
+}
+
+func reportVerify(e *env, rows []*verifyRow) error {
+	code, failed := 0, 0
+	for _, r := range rows {
+		if r.code == 0 {
+			r.Status = "ok"
+			continue
+		}
+		failed++
+		if severity(r.code) > severity(code) {
+			code = r.code
+		}
+		if os.Getenv("GITHUB_ACTIONS") == "true" {
+			for _, p := range r.Problems {
+				fmt.Fprintf(e.stderr, "::error title=skillpm verify %s::%s\n", ghEscape(r.label()), ghEscape(p))
+			}
+		}
+	}
+	if e.json {
+		if err := writeJSON(e.stdout, map[string]any{"ok": failed == 0, "skills": rows}); err != nil {
+			return err
+		}
+	} else {
+		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "SKILL\tVERSION\tSIGNER\tSTATUS")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.label(), orDash(r.Version), orDash(r.Signer), r.Status)
+		}
+		tw.Flush()
+		for _, r := range rows {
+			for _, p := range r.Problems {
+				fmt.Fprintf(e.stderr, "%s: %s\n", r.label(), p)
+			}
+		}
+	}
+	if failed == 0 {
+		return nil
+	}
+	if !e.json {
+		fmt.Fprintf(e.stderr, "%s %d of %d skills failed verification\n", e.paintErr("error:"), failed, len(rows))
+	}
+	return &silentError{code: code}
+}
+
+func (r *verifyRow) label() string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return r.Repository
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// ghEscape escapes a GitHub Actions workflow command's data.
+func ghEscape(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// projectPolicy is the absolute path of skills.yaml's policy, or "".
+func projectPolicy(m *manager.Manager) string {
+	if m.Project.Policy == "" {
+		return ""
+	}
+	if filepath.IsAbs(m.Project.Policy) {
+		return m.Project.Policy
+	}
+	return filepath.Join(m.Project.Dir(), m.Project.Policy)
+}
+
+// loadVerifier builds the verifier from --key, --policy, the project's
+// policy or the user config's, in that order; nil when there is none.
+func loadVerifier(c *cli.Context, projectPolicy string) (*verify.Verifier, error) {
+	if key := c.String("key"); key != "" {
+		abs, err := filepath.Abs(key)
+		if err != nil {
+			return nil, err
+		}
+		text := fmt.Sprintf("version: 1\nrules:\n  - prefix: \"*\"\n    keys: [%q]\n", abs)
+		p, err := verify.ParsePolicy("--key "+key, []byte(text))
+		if err != nil {
+			return nil, usageErrorf(c, "%v", err)
+		}
+		return verify.NewVerifier(p, verify.Options{})
+	}
+	path := c.String("policy")
+	if path == "" {
+		path = projectPolicy
+	}
+	if path == "" {
+		path = userPolicy()
+	}
+	if path == "" {
+		return nil, nil
+	}
+	p, err := verify.ReadPolicy(path)
+	if err != nil {
+		return nil, &usageError{msg: err.Error(), hint: "see README.md (\"Trust\") for the policy format"}
+	}
+	return verify.NewVerifier(p, verify.Options{})
+}
+
+// userPolicy is 'policy:' of the user config, relative to its folder.
+func userPolicy() string {
+	p, err := userConfigPath()
+	if err != nil {
+		return ""
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return ""
+	}
+	var cfg struct {
+		Policy string `yaml:"policy"`
+	}
+	if yaml.Unmarshal(data, &cfg) != nil || cfg.Policy == "" {
+		return ""
+	}
+	if filepath.IsAbs(cfg.Policy) {
+		return cfg.Policy
+	}
+	return filepath.Join(filepath.Dir(p), cfg.Policy)
+}
+
+// policyTrust enforces a policy on installs (manager.Trust).
+type policyTrust struct {
+	client *registry.Client
+	v      *verify.Verifier
+}
+
+func (t policyTrust) Check(ctx context.Context, s lockfile.Skill, repo string) (string, error) {
+	ref, err := registry.ParseReference(repo)
+	if err != nil {
+		return "", err
+	}
+	d, err := digest.Parse(s.Manifest)
+	if err != nil {
+		return "", fmt.Errorf("%s: locked manifest %q: %w", s.Name, s.Manifest, registry.ErrIntegrity)
+	}
+	res, err := verify.Check(ctx, t.client, t.v, s.Repository, ref.WithDigest(d))
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", s.Name, s.Version, err)
+	}
+	return res.Signer, nil
+}
+
+// enforcePolicy makes m check its project's (or the user's) trust policy
+// before installing.
+func enforcePolicy(e *env, c *cli.Context, m *manager.Manager) error {
+	v, err := loadVerifier(c, projectPolicy(m))
+	if err != nil || v == nil {
+		return err
+	}
+	client, err := newRegistryClient(e, c)
+	if err != nil {
+		return err
+	}
+	m.Trust = policyTrust{client: client.Fresh(), v: v}
+	return nil
+}
+
+// signersChanged reports whether lock records other signers than old.
+func signersChanged(old, lock *lockfile.File) bool {
+	if old == nil {
+		return true
+	}
+	for _, s := range lock.Skills {
+		if o := old.Find(s.Name); o == nil || o.Signer != s.Signer {
+			return true
+		}
+	}
+	return false
+}
