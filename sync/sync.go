@@ -5,15 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	gosync "sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/Masterminds/semver/v3"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"golang.org/x/sync/errgroup"
+	"oras.land/oras-go/v2/registry/remote/errcode"
 
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/skill"
@@ -42,6 +47,11 @@ type Options struct {
 	Concurrency int
 	// Log, when set, receives one line per version as it is decided.
 	Log io.Writer
+	// Retries is how many more times a copy that failed on the network
+	// (a reset upload, a registry error after the transport's own
+	// retries) is attempted; what was copied is kept. If less than 0,
+	// none; 0 means a default (currently 3).
+	Retries int
 }
 
 // Run copies every selected version that passes the policy from
@@ -122,6 +132,10 @@ type runner struct {
 
 	blobs, manifests atomic.Int64
 	bytes            atomic.Int64
+	// down is set once a copy has failed on the network after its
+	// retries: the rest of the run fails fast instead of waiting on a
+	// registry that is gone.
+	down atomic.Pointer[error]
 }
 
 // syncRepo syncs the selected versions of one repository, lowest first.
@@ -199,6 +213,9 @@ func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, s
 	failed := func(err error) Item {
 		it.Action, it.Reason, it.err = ActionFailed, err.Error(), err
 		return it
+	}
+	if down := r.down.Load(); down != nil {
+		return failed(fmt.Errorf("not attempted after an earlier registry failure: %w", *down))
 	}
 	desc, err := src.Resolve(ctx, t.tag)
 	if err != nil {
@@ -304,7 +321,33 @@ func (r *runner) vetVersion(ctx context.Context, src registry.Target, ref regist
 // copy copies desc with its referrers, then tags it: blobs before the
 // manifest that lists them, the manifest before its referrers, the tag
 // last. A failure anywhere leaves no tag pointing at missing content.
+// Network failures are retried with backoff; each attempt skips what
+// the previous ones copied.
 func (r *runner) copy(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor) error {
+	retries := r.opts.Retries
+	if retries == 0 {
+		retries = 3
+	}
+	wait := 200 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		err := r.copyOnce(ctx, src, dst, desc, tag, refs)
+		if err == nil || !errors.Is(err, registry.ErrNetwork) {
+			return err
+		}
+		if attempt >= retries || !failedUpload(err) {
+			r.down.CompareAndSwap(nil, &err)
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+func (r *runner) copyOnce(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor) error {
 	opts := r.copyOptions()
 	if err := copyGraph(ctx, src, dst, desc, opts); err != nil {
 		return fmt.Errorf("copy %s: %w", desc.Digest, registry.Classify(err))
@@ -324,6 +367,22 @@ func (r *runner) copy(ctx context.Context, src, dst registry.Target, desc ocispe
 		return fmt.Errorf("tag %s: %w", tag, registry.Classify(err))
 	}
 	return nil
+}
+
+// failedUpload reports whether err is an upload that failed: the HTTP
+// transport retries other requests itself (with backoff), but not an
+// upload whose streamed body cannot be rewound.
+func failedUpload(err error) bool {
+	upload := func(m string) bool {
+		m = strings.ToUpper(m)
+		return m == http.MethodPut || m == http.MethodPost || m == http.MethodPatch
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) && upload(ue.Op) {
+		return true
+	}
+	var er *errcode.ErrorResponse
+	return errors.As(err, &er) && upload(er.Method)
 }
 
 // dstRepo is a mirror repository, opened (and for a layout, created)
