@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 
 	"github.com/Masterminds/semver/v3"
@@ -88,15 +89,14 @@ type PermissionPolicy struct {
 	RequireDeclared bool `yaml:"require_declared"`
 }
 
-// SignaturePolicy says whose signatures are trusted. A SignatureVerifier
-// applies it.
+// SignaturePolicy says whose signatures are trusted: a trust policy
+// file (README.md, "Trust"), or public keys trusted for every
+// repository. Paths are relative to sync.yaml.
 type SignaturePolicy struct {
-	// Identities are the trusted signer identities (certificate subject
-	// or key name).
-	Identities []string `yaml:"identities"`
-	// Issuer is the OIDC issuer of keyless signatures.
-	Issuer string `yaml:"issuer"`
-	// Keys are public key files for keyed signatures.
+	// Policy is a trust policy file; its rule for each upstream
+	// repository applies.
+	Policy string `yaml:"policy"`
+	// Keys are PEM public key files, any of which may sign.
 	Keys []string `yaml:"keys"`
 }
 
@@ -112,6 +112,18 @@ func LoadConfig(p string) (*Config, error) {
 	}
 	if err := c.compile(); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if sp := c.Policy.Signature; sp != nil {
+		abs := func(f string) string {
+			if f == "" || filepath.IsAbs(f) {
+				return f
+			}
+			return filepath.Join(filepath.Dir(p), f)
+		}
+		sp.Policy = abs(sp.Policy)
+		for i := range sp.Keys {
+			sp.Keys[i] = abs(sp.Keys[i])
+		}
 	}
 	return &c, nil
 }
@@ -142,6 +154,9 @@ func (c *Config) compile() error {
 			}
 			r.tags = re
 		}
+	}
+	if sp := c.Policy.Signature; sp != nil && sp.Policy == "" && len(sp.Keys) == 0 {
+		return fmt.Errorf("%w: policy.signature needs a trust policy file (policy:) or public keys (keys:)", ErrConfig)
 	}
 	switch c.Policy.Lint {
 	case "", "none", "error", "warning":

@@ -152,7 +152,7 @@ func TestRunSignaturePolicyWithoutVerifier(t *testing.T) {
 	signed := publish(t, c, up, "signed", "1.0.0", "", false)
 	sign(t, c, up, "signed", signed)
 	publish(t, c, up, "unsigned", "1.0.0", "", false)
-	cfg := &Config{From: "oci:" + up, To: "oci:" + mirror, Policy: Policy{Signature: &SignaturePolicy{Identities: []string{"alice@example.com"}}}}
+	cfg := &Config{From: "oci:" + up, To: "oci:" + mirror, Policy: Policy{Signature: &SignaturePolicy{Keys: []string{"alice.pub"}}}}
 	rep, _ := Run(bg, Options{Config: cfg, Client: c})
 	items := byName(rep)
 	for key, want := range map[string]string{"signed@1.0.0": ErrNoTrustPolicy.Error(), "unsigned@1.0.0": "no signature"} {
@@ -165,10 +165,8 @@ func TestRunSignaturePolicyWithoutVerifier(t *testing.T) {
 type fakeVerifier struct{ id string }
 
 func (f fakeVerifier) VerifySignature(_ context.Context, _ registry.Target, _ registry.Reference, _ ocispec.Descriptor, refs []ocispec.Descriptor, p *SignaturePolicy) (string, error) {
-	for _, want := range p.Identities {
-		if want == f.id {
-			return f.id, nil
-		}
+	if f.id == "alice@example.com" {
+		return f.id, nil
 	}
 	return "", errors.New("signed by " + f.id + ", not a trusted identity")
 }
@@ -182,7 +180,7 @@ func TestRunSignatureVerifier(t *testing.T) {
 		signer string
 		want   Action
 	}{{"alice@example.com", ActionCopied}, {"mallory@example.com", ActionRejected}} {
-		cfg := &Config{From: "oci:" + up, To: "oci:" + t.TempDir(), Policy: Policy{Signature: &SignaturePolicy{Identities: []string{"alice@example.com"}}}}
+		cfg := &Config{From: "oci:" + up, To: "oci:" + t.TempDir(), Policy: Policy{Signature: &SignaturePolicy{Keys: []string{"alice.pub"}}}}
 		rep, _ := Run(bg, Options{Config: cfg, Client: c, Verifier: fakeVerifier{tc.signer}})
 		it := byName(rep)["s@1.0.0"]
 		if it.Action != tc.want {

@@ -40,8 +40,9 @@ sync.yaml:
       subprocess: false
       filesystem_write: []
       require_declared: false
-    signature:                           # needs the trust policy (verify)
-      identities: [release@acme.example]
+    signature:                           # a trusted signer is required:
+      keys: [acme.pub]                   # public keys, or
+      # policy: trust.yaml               # a trust policy (README: Trust)
 
 Examples:
   skillpm sync --from ghcr.io/acme/skills --to registry.internal/acme-skills
@@ -78,6 +79,11 @@ Examples:
 				return err
 			}
 			opts := skillsync.Options{Config: cfg, Client: client.WithoutMirrors(), DryRun: c.Bool("dry-run")}
+			if sp := cfg.Policy.Signature; sp != nil {
+				if opts.Verifier, err = skillsync.NewTrustVerifier(opts.Client, sp); err != nil {
+					return err
+				}
+			}
 			if e.debug {
 				opts.Log = e.stderr
 			}
