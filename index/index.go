@@ -160,7 +160,7 @@ func checkFormat(tx *bolt.Tx) error {
 // of another format loses its installed bucket first.
 func prepare(tx *bolt.Tx) error {
 	if checkFormat(tx) != nil {
-		for _, name := range [][]byte{BucketInstalled, BucketMeta, BucketRemoteTags, BucketRemoteConfs, BucketRemoteRepos} {
+		for _, name := range [][]byte{BucketInstalled, BucketMeta, BucketRemoteTags, BucketRemoteConfs, BucketRemoteRepos, BucketCatalog} {
 			if tx.Bucket(name) != nil {
 				if err := tx.DeleteBucket(name); err != nil {
 					return err

@@ -51,6 +51,8 @@ type Config struct {
 	DependsOn   []skill.Dependency `json:"depends_on,omitempty"`
 	Tools       []skill.Tool       `json:"tools,omitempty"`
 	Permissions *skill.Permissions `json:"permissions,omitempty"`
+	// Tags are the Universal tags, for search.
+	Tags []string `json:"tags,omitempty"`
 }
 
 // ConfigFromSkill builds the config of s at version.
@@ -68,6 +70,7 @@ func ConfigFromSkill(s *skill.Skill, version string) Config {
 		DependsOn:     s.Dependencies,
 		Tools:         s.Tools,
 		Permissions:   fm.Permissions,
+		Tags:          fm.Tags,
 	}
 }
 

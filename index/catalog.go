@@ -1,0 +1,311 @@
+package index
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// BucketCatalog holds the search catalog: what 'skillpm index refresh'
+// learnt of every skill repository of the configured registries.
+//
+//	catalog   repository -> JSON [Entry]
+//	          "\x00lines" -> every entry as one search line (see below)
+//
+// The lines value is what search scans: one entry per line, fields
+// separated by tabs, so a query over 10,000 skills is one read and a scan
+// of a few megabytes, not 10,000 JSON decodes.
+var BucketCatalog = []byte("catalog")
+
+var (
+	keyLines = []byte("\x00lines")
+	keyLower = []byte("\x00lower") // keyLines with ASCII letters lowered
+)
+
+// Entry is one skill repository in the search catalog: its newest version
+// and what its config blob says.
+type Entry struct {
+	Repository  string    `json:"repository"`
+	Name        string    `json:"name"`
+	Version     string    `json:"version"`
+	Description string    `json:"description,omitempty"`
+	Tags        []string  `json:"tags,omitempty"`
+	Tools       []string  `json:"tools,omitempty"`
+	License     string    `json:"license,omitempty"`
+	IndexedAt   time.Time `json:"indexedAt,omitzero"`
+}
+
+// line renders e for the lines value; tabs and newlines in fields become
+// spaces.
+func (e Entry) line() string {
+	clean := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return ' '
+			}
+			return r
+		}, s)
+	}
+	return strings.Join([]string{clean(e.Name), clean(e.Version), clean(e.Repository), clean(e.Description),
+		clean(strings.Join(e.Tags, " ")), clean(strings.Join(e.Tools, " ")), clean(e.License)}, "\t")
+}
+
+func parseLine(l string) (Entry, bool) {
+	f := strings.Split(l, "\t")
+	if len(f) != 7 {
+		return Entry{}, false
+	}
+	e := Entry{Name: f[0], Version: f[1], Repository: f[2], Description: f[3], License: f[6]}
+	if f[4] != "" {
+		e.Tags = strings.Split(f[4], " ")
+	}
+	if f[5] != "" {
+		e.Tools = strings.Split(f[5], " ")
+	}
+	return e, true
+}
+
+// PutCatalog records entries (replacing those of the same repositories)
+// and rebuilds the search lines. prune lists repository prefixes whose
+// other entries are dropped: the repositories that were fully listed.
+func PutCatalog(path string, entries []Entry, prune []string, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	db, err := openDB(path, false, timeout)
+	if errors.Is(err, ErrCorrupt) {
+		if err = removeFile(path); err == nil {
+			db, err = openDB(path, false, timeout)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return update(db, func(tx *bolt.Tx) error {
+		if err := prepare(tx); err != nil {
+			return err
+		}
+		b, err := tx.CreateBucketIfNotExists(BucketCatalog)
+		if err != nil {
+			return err
+		}
+		fresh := map[string]bool{}
+		for _, e := range entries {
+			v, err := json.Marshal(e)
+			if err != nil {
+				return err
+			}
+			if err := b.Put([]byte(e.Repository), v); err != nil {
+				return err
+			}
+			fresh[e.Repository] = true
+		}
+		var stale [][]byte
+		var lines []string
+		err = b.ForEach(func(k, v []byte) error {
+			if bytes.Equal(k, keyLines) || bytes.Equal(k, keyLower) {
+				return nil
+			}
+			repo := string(k)
+			for _, p := range prune {
+				if strings.HasPrefix(repo, strings.TrimRight(p, "/")+"/") && !fresh[repo] {
+					stale = append(stale, append([]byte(nil), k...))
+					return nil
+				}
+			}
+			var e Entry
+			if json.Unmarshal(v, &e) == nil {
+				lines = append(lines, e.line())
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range stale {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		sort.Strings(lines)
+		all := strings.Join(lines, "\n")
+		if err := b.Put(keyLines, []byte(all)); err != nil {
+			return err
+		}
+		return b.Put(keyLower, []byte(asciiLower(all)))
+	})
+}
+
+// Hit is one search result.
+type Hit struct {
+	Entry
+	Score int `json:"score"`
+}
+
+// Search ranks the catalog's skills against query: every word of the query
+// must match the name, description, tags or tool names of a skill. A name
+// match ranks above a tool or tag match, which ranks above a description
+// match. limit <= 0 means no limit. A missing index returns no hits and
+// fs.ErrNotExist.
+func Search(path, query string, limit int) ([]Hit, error) {
+	db, err := openDB(path, true, DefaultTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	terms := strings.Fields(asciiLower(query))
+	var hits []Hit
+	found := false
+	// The scan runs inside the read transaction, on the mapped pages.
+	err = view(db, func(tx *bolt.Tx) error {
+		b := tx.Bucket(BucketCatalog)
+		if b == nil {
+			return nil
+		}
+		data, lower := b.Get(keyLines), b.Get(keyLower)
+		if data == nil || len(lower) != len(data) {
+			return nil
+		}
+		found = true
+		if len(terms) > 0 {
+			hits = scan(data, lower, terms)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fs.ErrNotExist
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].Name < hits[j].Name
+	})
+	if limit > 0 && len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, nil
+}
+
+// scan finds the lines holding the first term with one fast search of the
+// lowered copy, then checks the other terms and scores the line.
+func scan(data, lower []byte, terms []string) []Hit {
+	first := []byte(terms[0])
+	var hits []Hit
+	for off := 0; off < len(lower); {
+		i := bytes.Index(lower[off:], first)
+		if i < 0 {
+			break
+		}
+		at := off + i
+		start := bytes.LastIndexByte(lower[:at], '\n') + 1
+		end := bytes.IndexByte(lower[at:], '\n')
+		if end < 0 {
+			end = len(lower)
+		} else {
+			end += at
+		}
+		off = end + 1
+		ll := lower[start:end]
+		ok := true
+		for _, t := range terms[1:] {
+			if !bytes.Contains(ll, []byte(t)) {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		e, valid := parseLine(string(data[start:end]))
+		if !valid {
+			continue
+		}
+		if sc := score(e, terms); sc > 0 {
+			hits = append(hits, Hit{Entry: e, Score: sc})
+		}
+	}
+	return hits
+}
+
+// score is 0 unless every term matches a searchable field (the repository
+// path alone does not count).
+func score(e Entry, terms []string) int {
+	name, desc := asciiLower(e.Name), asciiLower(e.Description)
+	total := 0
+	for _, t := range terms {
+		s := 0
+		switch {
+		case name == t:
+			s = 100
+		case strings.HasPrefix(name, t):
+			s = 60
+		case strings.Contains(name, t):
+			s = 40
+		}
+		for _, tool := range e.Tools {
+			if tl := asciiLower(tool); tl == t {
+				s = max(s, 30)
+			} else if strings.Contains(tl, t) {
+				s = max(s, 20)
+			}
+		}
+		for _, tag := range e.Tags {
+			if asciiLower(tag) == t {
+				s = max(s, 25)
+			}
+		}
+		if s == 0 && strings.Contains(desc, t) {
+			s = 10
+			if wordMatch(desc, t) {
+				s = 15
+			}
+		}
+		if s == 0 {
+			return 0
+		}
+		total += s
+	}
+	return total
+}
+
+// asciiLower lowers ASCII letters only, keeping byte offsets unchanged.
+func asciiLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
+func wordMatch(text, t string) bool {
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	}) {
+		if w == t {
+			return true
+		}
+	}
+	return false
+}
+
+// removeFile deletes a corrupt index so that it can be started again.
+func removeFile(path string) error {
+	err := os.Remove(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
