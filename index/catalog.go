@@ -176,7 +176,7 @@ func Search(path, query string, limit int) ([]Hit, error) {
 		}
 		found = true
 		if len(terms) > 0 {
-			hits = scan(data, lower, terms)
+			hits = top(data, scan(lower, terms), limit)
 		}
 		return nil
 	})
@@ -186,23 +186,20 @@ func Search(path, query string, limit int) ([]Hit, error) {
 	if !found {
 		return nil, fs.ErrNotExist
 	}
-	sort.SliceStable(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
-		}
-		return hits[i].Name < hits[j].Name
-	})
-	if limit > 0 && len(hits) > limit {
-		hits = hits[:limit]
-	}
 	return hits, nil
+}
+
+// candidate is a matching line of the catalog.
+type candidate struct {
+	score      int
+	start, end int // the line's bytes
 }
 
 // scan finds the lines holding the first term with one fast search of the
 // lowered copy, then checks the other terms and scores the line.
-func scan(data, lower []byte, terms []string) []Hit {
+func scan(lower []byte, terms []string) []candidate {
 	first := []byte(terms[0])
-	var hits []Hit
+	var out []candidate
 	for off := 0; off < len(lower); {
 		i := bytes.Index(lower[off:], first)
 		if i < 0 {
@@ -228,21 +225,37 @@ func scan(data, lower []byte, terms []string) []Hit {
 		if !ok {
 			continue
 		}
-		e, valid := parseLine(string(data[start:end]))
-		if !valid {
+		lf := strings.Split(string(ll), "\t")
+		if len(lf) != 7 {
 			continue
 		}
-		if sc := score(e, terms); sc > 0 {
-			hits = append(hits, Hit{Entry: e, Score: sc})
+		if sc := score(lf, terms); sc > 0 {
+			out = append(out, candidate{sc, start, end})
+		}
+	}
+	return out
+}
+
+// top orders candidates by score, then name (the lines are sorted by
+// name already), and decodes the best limit of them.
+func top(data []byte, cs []candidate, limit int) []Hit {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].score > cs[j].score })
+	if limit > 0 && len(cs) > limit {
+		cs = cs[:limit]
+	}
+	hits := make([]Hit, 0, len(cs))
+	for _, c := range cs {
+		if e, ok := parseLine(string(data[c.start:c.end])); ok {
+			hits = append(hits, Hit{Entry: e, Score: c.score})
 		}
 	}
 	return hits
 }
 
 // score is 0 unless every term matches a searchable field (the repository
-// path alone does not count).
-func score(e Entry, terms []string) int {
-	name, desc := asciiLower(e.Name), asciiLower(e.Description)
+// path alone does not count). f holds a line's lowered fields.
+func score(f []string, terms []string) int {
+	name, desc, tags, tools := f[0], f[3], strings.Fields(f[4]), strings.Fields(f[5])
 	total := 0
 	for _, t := range terms {
 		s := 0
@@ -254,22 +267,24 @@ func score(e Entry, terms []string) int {
 		case strings.Contains(name, t):
 			s = 40
 		}
-		for _, tool := range e.Tools {
-			if tl := asciiLower(tool); tl == t {
+		for _, tool := range tools {
+			if tool == t {
 				s = max(s, 30)
-			} else if strings.Contains(tl, t) {
+			} else if strings.Contains(tool, t) {
 				s = max(s, 20)
 			}
 		}
-		for _, tag := range e.Tags {
-			if asciiLower(tag) == t {
+		for _, tag := range tags {
+			if tag == t {
 				s = max(s, 25)
 			}
 		}
-		if s == 0 && strings.Contains(desc, t) {
-			s = 10
-			if wordMatch(desc, t) {
-				s = 15
+		if s == 0 {
+			if i := strings.Index(desc, t); i >= 0 {
+				s = 10
+				if wordAt(desc, i, len(t)) {
+					s = 15
+				}
 			}
 		}
 		if s == 0 {
@@ -280,6 +295,12 @@ func score(e Entry, terms []string) int {
 	return total
 }
 
+// wordAt reports whether text[i:i+n] is a whole word.
+func wordAt(text string, i, n int) bool {
+	isWord := func(b byte) bool { return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '-' || b == '_' }
+	return (i == 0 || !isWord(text[i-1])) && (i+n == len(text) || !isWord(text[i+n]))
+}
+
 // asciiLower lowers ASCII letters only, keeping byte offsets unchanged.
 func asciiLower(s string) string {
 	return strings.Map(func(r rune) rune {
@@ -288,17 +309,6 @@ func asciiLower(s string) string {
 		}
 		return r
 	}, s)
-}
-
-func wordMatch(text, t string) bool {
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_')
-	}) {
-		if w == t {
-			return true
-		}
-	}
-	return false
 }
 
 // removeFile deletes a corrupt index so that it can be started again.

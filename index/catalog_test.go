@@ -76,6 +76,12 @@ func TestSearchEmptyIndex(t *testing.T) {
 
 // BenchmarkSearch10000 searches a catalog of 10,000 skills in-process.
 func BenchmarkSearch10000(b *testing.B) {
+	for _, query := range []string{"skill-0999 pdfs", "spreadsheets"} {
+		b.Run(query, func(b *testing.B) { benchSearch(b, query) })
+	}
+}
+
+func benchSearch(b *testing.B, query string) {
 	path := filepath.Join(b.TempDir(), FileName)
 	var entries []Entry
 	for i := range 10000 {
@@ -87,7 +93,7 @@ func BenchmarkSearch10000(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if hits, err := Search(path, "skill-0999 pdfs", 20); err != nil || len(hits) == 0 {
+		if hits, err := Search(path, query, 20); err != nil || len(hits) == 0 {
 			b.Fatalf("hits %d, err %v", len(hits), err)
 		}
 	}
