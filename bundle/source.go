@@ -2,13 +2,16 @@ package bundle
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
@@ -57,6 +60,32 @@ func Open(client *registry.Client, path, tmp string) (*Source, error) {
 		return nil, fmt.Errorf("%w: %s has no oci-layout file (make one with 'skillpm bundle -o %s')", ErrBadBundle, path, path)
 	}
 	return s, nil
+}
+
+// Mirrors maps every registry repository the bundle holds skills of to
+// the bundle, failing closed, so that a client reads those skills and
+// their referrers (the signatures a trust policy checks) from the bundle
+// and never from the network.
+func (s *Source) Mirrors() ([]registry.Mirror, error) {
+	data, err := os.ReadFile(filepath.Join(s.Dir, "index.json"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadBundle, err)
+	}
+	var idx ocispec.Index
+	if err := json.Unmarshal(data, &idx); err != nil {
+		return nil, fmt.Errorf("%w: index.json: %v", ErrBadBundle, err)
+	}
+	seen := map[string]bool{}
+	var out []registry.Mirror
+	for _, d := range idx.Manifests {
+		repo := d.Annotations[AnnotationRepository]
+		if repo == "" || seen[repo] || strings.HasPrefix(repo, registry.LayoutPrefix) {
+			continue
+		}
+		seen[repo] = true
+		out = append(out, registry.Mirror{Prefix: repo, Locations: []string{registry.LayoutPrefix + s.Dir}, Vetted: true})
+	}
+	return out, nil
 }
 
 // Close removes the folder a tarball was unpacked into.

@@ -216,3 +216,11 @@ func (c *Client) WithoutMirrors() *Client {
 	c2.opts.Mirrors = nil
 	return &c2
 }
+
+// WithMirrors returns a client like c that also reads through ms, which
+// take precedence over c's own mirrors for the same prefix.
+func (c *Client) WithMirrors(ms []Mirror) *Client {
+	c2 := *c
+	c2.opts.Mirrors = append(append([]Mirror(nil), ms...), c.opts.Mirrors...)
+	return &c2
+}

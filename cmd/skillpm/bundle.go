@@ -68,7 +68,8 @@ Examples:
 }
 
 // useBundle makes m install from the bundle at path instead of its
-// registries, and returns the function that removes what it unpacked.
+// registries, with no network, and returns the function that removes
+// what it unpacked. Call it after enforcePolicy.
 func useBundle(m *manager.Manager, path string) (func(), error) {
 	rs, ok := m.Registry.(*manager.RegistrySource)
 	if !ok {
@@ -79,5 +80,16 @@ func useBundle(m *manager.Manager, path string) (func(), error) {
 		return nil, err
 	}
 	m.Registry = src
+	// The trust policy checks the signatures the bundle carries: its
+	// client reads the locked repositories from the bundle only.
+	if pt, ok := m.Trust.(policyTrust); ok {
+		ms, err := src.Mirrors()
+		if err != nil {
+			src.Close()
+			return nil, err
+		}
+		pt.client = pt.client.WithMirrors(ms)
+		m.Trust = pt
+	}
 	return func() { src.Close() }, nil
 }
