@@ -62,21 +62,27 @@ type userConfig struct {
 // loadUserConfig reads the user config; a missing file is an empty one.
 func loadUserConfig() (*userConfig, error) {
 	cfg := &userConfig{}
+	return cfg, readUserConfig(cfg)
+}
+
+// readUserConfig decodes the user config into v, which names the part of
+// it a command reads; a missing file leaves v as it is.
+func readUserConfig(v any) error {
 	p, err := userConfigPath()
 	if err != nil {
-		return cfg, nil
+		return nil
 	}
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return cfg, nil
+		return nil
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := yaml.Unmarshal(data, cfg); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
+	if err := yaml.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
 	}
-	return cfg, nil
+	return nil
 }
 
 // registryFlags are shared by every command that talks to a registry.

@@ -149,14 +149,7 @@ Examples:
 					}
 				}
 				lock.Inputs = m.Project.InputsDigest()
-				res, err := m.Install(c.Context, lock, c.Bool("force"), false)
-				if err != nil {
-					return err
-				}
-				if err := saveProject(m, lock); err != nil {
-					return err
-				}
-				return printChanges(e, res, lock)
+				return installAndSave(e, c, m, lock)
 			})
 		},
 	}
@@ -197,14 +190,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				res, err := m.Install(c.Context, lock, c.Bool("force"), false)
-				if err != nil {
-					return err
-				}
-				if err := saveProject(m, lock); err != nil {
-					return err
-				}
-				return printChanges(e, res, lock)
+				return installAndSave(e, c, m, lock)
 			})
 		},
 	}
@@ -262,4 +248,17 @@ Examples:
 			})
 		},
 	}
+}
+
+// installAndSave installs lock, then writes skills.yaml and the lock: a run
+// that fails before the targets match leaves both files as they were.
+func installAndSave(e *env, c *cli.Context, m *manager.Manager, lock *lockfile.File) error {
+	res, err := m.Install(c.Context, lock, c.Bool("force"), false)
+	if err != nil {
+		return err
+	}
+	if err := saveProject(m, lock); err != nil {
+		return err
+	}
+	return printChanges(e, res, lock)
 }

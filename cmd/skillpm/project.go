@@ -176,17 +176,23 @@ func nonNil[T any](s []T) []T {
 // errNotInstalled reports a skill that is not in the project.
 var errNotInstalled = errors.New("skill not installed")
 
-// openOffline loads the project for commands that need no registry.
-func openOffline(c *cli.Context, dir string) (*manager.Manager, error) {
+// openOffline loads the project and its lock (nil when there is none) for
+// commands that need no registry.
+func openOffline(c *cli.Context) (*manager.Manager, *lockfile.File, error) {
+	dir, err := projectDir(c)
+	if err != nil {
+		return nil, nil, err
+	}
 	p, err := project.Load(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	m := &manager.Manager{Project: p}
 	if c.Bool("global") {
 		if m.Targets, err = userTargets(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return m, nil
+	lock, err := m.ReadLock()
+	return m, lock, err
 }

@@ -116,15 +116,7 @@ Examples:
 				return usageErrorf(c, "why needs one skill name")
 			}
 			name := c.Args().First()
-			dir, err := projectDir(c)
-			if err != nil {
-				return err
-			}
-			m, err := openOffline(c, dir)
-			if err != nil {
-				return err
-			}
-			lock, err := m.ReadLock()
+			m, lock, err := openOffline(c)
 			if err != nil {
 				return err
 			}
@@ -235,15 +227,7 @@ Examples:
   skillpm status --json`,
 		Flags: projectFlags(),
 		Action: func(c *cli.Context) error {
-			dir, err := projectDir(c)
-			if err != nil {
-				return err
-			}
-			m, err := openOffline(c, dir)
-			if err != nil {
-				return err
-			}
-			lock, err := m.ReadLock()
+			m, lock, err := openOffline(c)
 			if err != nil {
 				return err
 			}
@@ -263,7 +247,7 @@ Examples:
 					clean++
 					continue
 				}
-				fmt.Fprintf(e.stdout, "%-9s %s (%s)\n", s.State, filepath.Join(relTo(dir, s.Target), s.Name), s.Detail)
+				fmt.Fprintf(e.stdout, "%-9s %s (%s)\n", s.State, filepath.Join(relTo(m.Project.Dir(), s.Target), s.Name), s.Detail)
 			}
 			if !e.quiet {
 				fmt.Fprintf(e.stdout, "%d managed skills as installed, %d need attention\n", clean, len(st)-clean)

@@ -17,7 +17,6 @@ import (
 	"github.com/skillpm/skillpm/registry"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sync/errgroup"
-	"gopkg.in/yaml.v3"
 )
 
 // searchConfig is the part of the user config that search reads.
@@ -33,21 +32,7 @@ type searchConfig struct {
 
 func loadSearchConfig() (*searchConfig, error) {
 	cfg := &searchConfig{}
-	p, err := userConfigPath()
-	if err != nil {
-		return cfg, nil
-	}
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return cfg, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := yaml.Unmarshal(data, cfg); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	return cfg, nil
+	return cfg, readUserConfig(cfg)
 }
 
 func searchCommand(e *env) *cli.Command {
