@@ -314,8 +314,7 @@ func (r *runner) vetVersion(ctx context.Context, src registry.Target, ref regist
 	}
 	c := &Candidate{Repo: ref, Manifest: desc, Referrers: refs, Dir: dir, Config: res.Config}
 	c.Skill, _ = skill.Load(dir) // lint reports a broken skill
-	signer, rej := r.vet.vet(ctx, src, c)
-	return signer, rej, nil
+	return r.vet.vet(ctx, src, c)
 }
 
 // copy copies desc with its referrers, then tags it: blobs before the

@@ -64,8 +64,10 @@ type vetter struct {
 }
 
 // vet returns nil when c passes every check, else the first failure.
-// The signer is the verified identity, when signatures were checked.
-func (v *vetter) vet(ctx context.Context, src registry.Target, c *Candidate) (signer string, rej *Rejection) {
+// The signer is the verified identity, when signatures were checked. A
+// registry that fails while signatures are fetched is an error, not a
+// rejection: the next run tries again.
+func (v *vetter) vet(ctx context.Context, src registry.Target, c *Candidate) (signer string, rej *Rejection, err error) {
 	if opts, ok := v.policy.lintOptions(); ok {
 		res := v.linter.Lint(c.Dir, opts)
 		if n := res.Errors(); n > 0 {
@@ -75,29 +77,32 @@ func (v *vetter) vet(ctx context.Context, src registry.Target, c *Candidate) (si
 					first = append(first, "["+d.Rule+"] "+d.Message)
 				}
 			}
-			return "", &Rejection{"lint", fmt.Sprintf("%d lint findings at level %s: %s", n, v.policy.Lint, strings.Join(first, "; "))}
+			return "", &Rejection{"lint", fmt.Sprintf("%d lint findings at level %s: %s", n, v.policy.Lint, strings.Join(first, "; "))}, nil
 		}
 	}
 	if r := checkLicense(v.policy.Licenses, license(c)); r != nil {
-		return "", r
+		return "", r, nil
 	}
 	if r := checkPermissions(v.policy.Permissions, permissions(c)); r != nil {
-		return "", r
+		return "", r, nil
 	}
 	if sp := v.policy.Signature; sp != nil {
 		if !slices.ContainsFunc(c.Referrers, func(d ocispec.Descriptor) bool { return d.ArtifactType == ArtifactTypeSigstoreBundle }) {
-			return "", &Rejection{"signature", ErrUnsigned.Error() + " (no " + ArtifactTypeSigstoreBundle + " referrer)"}
+			return "", &Rejection{"signature", ErrUnsigned.Error() + " (no " + ArtifactTypeSigstoreBundle + " referrer)"}, nil
 		}
 		if v.verifier == nil {
-			return "", &Rejection{"signature", ErrNoTrustPolicy.Error()}
+			return "", &Rejection{"signature", ErrNoTrustPolicy.Error()}, nil
 		}
 		id, err := v.verifier.VerifySignature(ctx, src, c.Repo, c.Manifest, c.Referrers, sp)
-		if err != nil {
-			return "", &Rejection{"signature", err.Error()}
+		switch {
+		case errors.Is(err, registry.ErrNetwork), errors.Is(err, registry.ErrUnauthorized), errors.Is(err, context.Canceled):
+			return "", nil, fmt.Errorf("verify signatures of %s: %w", c.Repo, err)
+		case err != nil:
+			return "", &Rejection{"signature", err.Error()}, nil
 		}
-		return id, nil
+		return id, nil, nil
 	}
-	return "", nil
+	return "", nil, nil
 }
 
 func license(c *Candidate) string {
