@@ -1,10 +1,12 @@
 package sync
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
@@ -76,7 +78,29 @@ func missingReferrers(ctx context.Context, dst registry.Target, desc ocispec.Des
 // skipping whatever dst already has. oras-go pushes every node after
 // its successors, so a referrer is pushed after its subject.
 func copyGraph(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, opts oras.CopyGraphOptions) error {
-	return oras.ExtendedCopyGraph(ctx, src, dst, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: opts})
+	return oras.ExtendedCopyGraph(ctx, src, rewindable{dst}, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: opts})
+}
+
+// maxBuffered bounds the blobs rewindable reads into memory.
+const maxBuffered = 16 << 20
+
+// rewindable pushes small blobs from memory, so that the HTTP transport
+// can send an upload again after a reset or a 5xx (it cannot rewind a
+// stream); larger blobs stream, and a failed upload is retried by copy.
+type rewindable struct{ registry.Target }
+
+func (r rewindable) Push(ctx context.Context, desc ocispec.Descriptor, content io.Reader) error {
+	if desc.Size < 0 || desc.Size > maxBuffered {
+		return r.Target.Push(ctx, desc, content)
+	}
+	data, err := io.ReadAll(io.LimitReader(content, desc.Size+1))
+	if err != nil {
+		return err
+	}
+	if int64(len(data)) != desc.Size {
+		return fmt.Errorf("%w: %s is %d bytes, want %d", registry.ErrIntegrity, desc.Digest, len(data), desc.Size)
+	}
+	return r.Target.Push(ctx, desc, bytes.NewReader(data))
 }
 
 // repush pushes a referrer manifest dst already stores again, so that
@@ -89,7 +113,7 @@ func repush(ctx context.Context, src, dst registry.Target, desc ocispec.Descript
 	if err != nil {
 		return err
 	}
-	return dst.Push(ctx, desc, bytesReader(data))
+	return dst.Push(ctx, desc, bytes.NewReader(data))
 }
 
 // copyOptions count what is uploaded.

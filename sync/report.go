@@ -155,5 +155,3 @@ func (r *Report) Write(w io.Writer) error {
 	_, err := w.Write(b.Bytes())
 	return err
 }
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
