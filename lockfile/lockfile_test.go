@@ -77,3 +77,23 @@ func TestReadErrors(t *testing.T) {
 		}
 	}
 }
+
+// The committed example must stay a lock this package reads and writes
+// byte for byte.
+func TestExampleLock(t *testing.T) {
+	data, err := os.ReadFile("../skills.lock.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(data)
+	if err != nil {
+		t.Fatalf("skills.lock.example: %v", err)
+	}
+	out, err := f.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != string(data) {
+		t.Errorf("skills.lock.example is not canonical; regenerate it from scripts/demo's lock")
+	}
+}
