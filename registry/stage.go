@@ -22,6 +22,7 @@ type stager struct {
 	root      *os.Root // on content
 	created   string   // topmost ancestor of dst this stager created
 	kinds     map[string]byte
+	made      map[string]bool // folders created, with their parents
 	symlinks  []string
 	files     int
 	bytes     int64
@@ -40,7 +41,7 @@ func newStager(dst string, overwrite bool) (*stager, error) {
 			}
 		}
 	}
-	s := &stager{dst: dst, overwrite: overwrite, kinds: map[string]byte{}}
+	s := &stager{dst: dst, overwrite: overwrite, kinds: map[string]byte{}, made: map[string]bool{}}
 	parent := filepath.Dir(dst)
 	s.created = topmostMissing(parent)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -115,17 +116,31 @@ func (s *stager) mkdir(name string) error {
 	if err := s.claim(name, kindDir); err != nil {
 		return err
 	}
-	return s.wrap(name, s.root.MkdirAll(name, 0o755))
+	return s.wrap(name, s.mkdirAll(name))
+}
+
+// mkdirAll creates dir and its parents through the root once; later
+// entries in the same folder skip the syscalls. Only names this stager
+// created as folders are remembered, never symlinks.
+func (s *stager) mkdirAll(dir string) error {
+	if dir == "." || s.made[dir] {
+		return nil
+	}
+	if err := s.root.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for d := dir; d != "." && !s.made[d]; d = path.Dir(d) {
+		s.made[d] = true
+	}
+	return nil
 }
 
 func (s *stager) writeFile(name string, mode fs.FileMode, r io.Reader, size int64) error {
 	if err := s.claim(name, kindFile); err != nil {
 		return err
 	}
-	if dir := path.Dir(name); dir != "." {
-		if err := s.root.MkdirAll(dir, 0o755); err != nil {
-			return s.wrap(name, err)
-		}
+	if err := s.mkdirAll(path.Dir(name)); err != nil {
+		return s.wrap(name, err)
 	}
 	f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode(mode))
 	if err != nil {
@@ -158,10 +173,8 @@ func (s *stager) symlink(entry, name, target string) error {
 	if err := s.claim(name, kindLink); err != nil {
 		return err
 	}
-	if dir := path.Dir(name); dir != "." {
-		if err := s.root.MkdirAll(dir, 0o755); err != nil {
-			return s.wrap(name, err)
-		}
+	if err := s.mkdirAll(path.Dir(name)); err != nil {
+		return s.wrap(name, err)
 	}
 	s.symlinks = append(s.symlinks, name)
 	return s.wrap(name, s.root.Symlink(target, name))
@@ -178,10 +191,8 @@ func (s *stager) hardlink(entry, name, target string) error {
 	if err := s.claim(name, kindFile); err != nil {
 		return err
 	}
-	if dir := path.Dir(name); dir != "." {
-		if err := s.root.MkdirAll(dir, 0o755); err != nil {
-			return s.wrap(name, err)
-		}
+	if err := s.mkdirAll(path.Dir(name)); err != nil {
+		return s.wrap(name, err)
 	}
 	return s.wrap(name, s.root.Link(t, name))
 }
