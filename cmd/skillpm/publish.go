@@ -82,6 +82,11 @@ func runPublish(c *cli.Context, e *env, opts publishOptions) error {
 			return err
 		}
 	}
+	// A path that is not a skill at all is "not found" (exit 4), as with
+	// lint; a skill with lint errors is invalid (exit 3).
+	if _, err := findSkills(opts.dir); err != nil {
+		return err
+	}
 	l, err := skill.NewLinter()
 	if err != nil {
 		return err

@@ -169,9 +169,10 @@ Examples:
 				return err
 			}
 			home, _ := os.UserHomeDir()
-			entries := install.Discover(install.SearchDirs(dir, home))
+			all := install.Discover(install.SearchDirs(dir, home))
+			entries := all
 			if !c.Bool("all") {
-				entries = install.Effective(entries)
+				entries = install.Effective(all)
 			}
 			if e.json {
 				return writeJSON(e.stdout, nonNil(entries))
@@ -191,11 +192,7 @@ Examples:
 				case en.ShadowedBy != "":
 					note = "shadowed by " + relTo(dir, en.ShadowedBy)
 				case len(en.Shadows) > 0:
-					var s []string
-					for _, p := range en.Shadows {
-						s = append(s, relTo(dir, p))
-					}
-					note = "shadows " + strings.Join(s, ", ")
+					note = shadowNote(dir, en, all)
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", en.Name, v, src, en.Root.Rel, note)
 			}
@@ -255,4 +252,30 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// shadowNote says what an effective skill overrides. The copies skillpm
+// installed of the same version into other targets are "also in", not
+// shadowed: agents see the same skill either way.
+func shadowNote(dir string, en install.Entry, all []install.Entry) string {
+	byPath := map[string]install.Entry{}
+	for _, e := range all {
+		byPath[e.Path] = e
+	}
+	var shadows, twins []string
+	for _, p := range en.Shadows {
+		if o, ok := byPath[p]; ok && en.Managed && o.Managed && o.Version == en.Version {
+			twins = append(twins, o.Root.Rel)
+		} else {
+			shadows = append(shadows, relTo(dir, p))
+		}
+	}
+	var parts []string
+	if len(shadows) > 0 {
+		parts = append(parts, "shadows "+strings.Join(shadows, ", "))
+	}
+	if len(twins) > 0 {
+		parts = append(parts, "also in "+strings.Join(twins, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
