@@ -126,6 +126,9 @@ func hintFor(err error) string {
 	if errors.As(err, &te) {
 		return toolHint(te)
 	}
+	if errors.Is(err, resolve.ErrNotFound) {
+		return "check the name and the registry it resolves from ('registry:' in skills.yaml, or SKILLPM_REGISTRY); 'skillpm search NAME' finds published skills"
+	}
 	if h := registryHint(err); h != "" {
 		return h
 	}
