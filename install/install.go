@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/lockfile"
+	"github.com/skillpm/skillpm/skill"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -194,6 +195,9 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 	p := &targetPlan{dir: target, rec: rec}
 	wanted := map[string]bool{}
 	for _, s := range lock.Skills {
+		if !skill.ValidName(s.Name) {
+			return nil, fmt.Errorf("install: %q is not a valid skill name; refusing to use it as a folder name", s.Name)
+		}
 		wanted[s.Name] = true
 		dir := filepath.Join(target, s.Name)
 		st := &step{Change: Change{Target: target, Name: s.Name, Version: s.Version}, skill: s}

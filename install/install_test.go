@@ -351,3 +351,22 @@ func TestStatus(t *testing.T) {
 		t.Errorf("Status = %s\nwant %s", strings.Join(got, " "), want)
 	}
 }
+
+func TestSyncRefusesNamesThatLeaveTheTarget(t *testing.T) {
+	f := newFixture(t)
+	l := f.lock("alpha@1.0.0")
+	l.Skills[0].Name = "../../outside"
+	f.src.byManifest[l.Skills[0].Manifest] = skillFiles("outside", "1.0.0")
+	if _, err := f.sync(l, false); err == nil || !strings.Contains(err.Error(), "not a valid skill name") {
+		t.Fatalf("err = %v; want a refusal naming the invalid name", err)
+	}
+	if _, err := os.Stat(filepath.Join(f.project, "outside")); !os.IsNotExist(err) {
+		t.Errorf("a folder was written outside the target: %v", err)
+	}
+	// A record naming such a folder is treated as corrupt, never used.
+	os.MkdirAll(f.targets[0], 0o755)
+	os.WriteFile(filepath.Join(f.targets[0], RecordName), []byte(`{"version":1,"skills":{"../../x":{"version":"1"}}}`), 0o644)
+	if rec, corrupt := ReadRecord(f.targets[0]); !corrupt || len(rec.Skills) != 0 {
+		t.Errorf("ReadRecord accepted a name that leaves the target")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/skillpm/skillpm/lockfile"
+	"github.com/skillpm/skillpm/skill"
 )
 
 // RecordName is the file in each target folder that lists the skills
@@ -46,6 +47,11 @@ func ReadRecord(target string) (rec *Record, corrupt bool) {
 	var r Record
 	if json.Unmarshal(data, &r) != nil || r.Version != 1 {
 		return rec, true
+	}
+	for name := range r.Skills {
+		if !skill.ValidName(name) { // a name is a folder: never trust one that could leave the target
+			return rec, true
+		}
 	}
 	if r.Skills == nil {
 		r.Skills = map[string]*RecordSkill{}

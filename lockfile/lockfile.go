@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillpm/skillpm/skill"
 	"gopkg.in/yaml.v3"
 )
 
@@ -38,22 +39,22 @@ type File struct {
 
 // Skill is one locked skill.
 type Skill struct {
-	Name    string `yaml:"name"`
-	Version string `yaml:"version"`
+	Name    string `yaml:"name" json:"name"`
+	Version string `yaml:"version" json:"version"`
 	// Repository is the OCI repository the skill was resolved from
 	// (host/path/name or oci:PATH).
-	Repository string `yaml:"repository"`
+	Repository string `yaml:"repository" json:"repository"`
 	// Manifest is the digest of the skill's OCI manifest.
-	Manifest string `yaml:"manifest"`
+	Manifest string `yaml:"manifest" json:"manifest"`
 	// Content is the digest of the content layer.
-	Content string `yaml:"content"`
+	Content string `yaml:"content" json:"content"`
 	// Dependencies are the names of the skills this one depends on, as
 	// resolved, sorted.
-	Dependencies []string `yaml:"dependencies,omitempty"`
+	Dependencies []string `yaml:"dependencies,omitempty" json:"dependencies,omitempty"`
 	// Requested is true for skills skills.yaml asks for directly.
-	Requested bool `yaml:"requested,omitempty"`
+	Requested bool `yaml:"requested,omitempty" json:"requested,omitempty"`
 	// Signer is the verified signer identity, when the skill was verified.
-	Signer string `yaml:"signer,omitempty"`
+	Signer string `yaml:"signer,omitempty" json:"signer,omitempty"`
 }
 
 // ErrNotFound is returned by Read when there is no lock file.
@@ -111,6 +112,16 @@ func Parse(data []byte) (*File, error) {
 	for i, s := range f.Skills {
 		if s.Name == "" || s.Version == "" || s.Repository == "" || !strings.HasPrefix(s.Manifest, "sha256:") {
 			return nil, fmt.Errorf("parse skills.lock: entry %d (%q) is incomplete: it needs name, version, repository and a sha256 manifest digest", i+1, s.Name)
+		}
+		// A name becomes a folder name: anything else could make an
+		// install write outside its target.
+		if !skill.ValidName(s.Name) {
+			return nil, fmt.Errorf("parse skills.lock: entry %d: %q is not a valid skill name (lowercase letters, digits and single hyphens); regenerate the lock with 'skillpm install'", i+1, s.Name)
+		}
+		for _, d := range s.Dependencies {
+			if !skill.ValidName(d) {
+				return nil, fmt.Errorf("parse skills.lock: %s: dependency %q is not a valid skill name", s.Name, d)
+			}
 		}
 		if i > 0 && f.Skills[i-1].Name >= s.Name {
 			return nil, fmt.Errorf("parse skills.lock: entries are not sorted by name or %q appears twice; regenerate the lock with 'skillpm install'", s.Name)

@@ -68,6 +68,8 @@ func TestReadErrors(t *testing.T) {
 		"incomplete": "lockVersion: 1\nskills:\n- name: a\n",
 		"unsorted":   "lockVersion: 1\nskills:\n- {name: b, version: 1.0.0, repository: r, manifest: 'sha256:1'}\n- {name: a, version: 1.0.0, repository: r, manifest: 'sha256:1'}\n",
 		"unknown":    "lockVersion: 1\nsurprise: 1\n",
+		"escape":     "lockVersion: 1\nskills:\n- {name: ../../evil, version: 1.0.0, repository: r, manifest: 'sha256:1'}\n",
+		"dep escape": "lockVersion: 1\nskills:\n- {name: a, version: 1.0.0, repository: r, manifest: 'sha256:1', dependencies: [../b]}\n",
 	} {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte(body), 0o644)

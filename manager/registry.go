@@ -128,6 +128,9 @@ func (r *RegistrySource) Materialize(ctx context.Context, s lockfile.Skill, dir 
 	if err != nil {
 		return err
 	}
+	if n := res.Name(); n != "" && n != s.Name {
+		return fmt.Errorf("%s %s: the locked manifest %s holds the skill %q: %w", s.Name, s.Version, s.Manifest, n, registry.ErrIntegrity)
+	}
 	if s.Content != "" && (len(res.Layout.Layers) == 0 || res.Layout.Layers[0].Digest.String() != s.Content) {
 		return fmt.Errorf("%s %s: the registry's manifest %s has another content layer than the locked %s: %w", s.Name, s.Version, s.Manifest, s.Content, registry.ErrIntegrity)
 	}

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/skill"
 	"gopkg.in/yaml.v3"
 )
 
@@ -122,6 +123,9 @@ func Parse(data []byte) (*Manifest, error) {
 		m.Skills = map[string]Want{}
 	}
 	for _, name := range m.Names() {
+		if !skill.ValidName(name) {
+			return nil, fmt.Errorf("skills: %q is not a valid skill name (lowercase letters, digits and single hyphens)", name)
+		}
 		if _, err := semver.NewConstraint(m.Skills[name].constraint()); err != nil {
 			return nil, fmt.Errorf("skill %q: invalid version constraint %q: %v", name, m.Skills[name].Constraint, err)
 		}

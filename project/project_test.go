@@ -90,6 +90,7 @@ func TestParseErrors(t *testing.T) {
 		"unknown":    "registy: x\n",
 		"target":     "targets: [../outside]\n",
 		"entry":      "skills:\n  pdf: [1]\n",
+		"escape":     "skills:\n  ../../evil: '*'\n",
 	} {
 		if _, err := Parse([]byte(body)); err == nil {
 			t.Errorf("%s: Parse succeeded", name)
