@@ -140,15 +140,25 @@ func saveProject(m *manager.Manager, lock *lockfile.File) error {
 }
 
 // withLock runs fn holding the project lock.
+// Every input (skills.yaml, the lock) is read again once the lock is
+// held: a run that waited must not work from what another run changed.
 func withLock(c *cli.Context, m *manager.Manager, fn func() error) error {
-	if err := os.MkdirAll(m.Project.Dir(), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	dir := m.Project.Dir()
+	if err := os.MkdirAll(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	l, err := install.Acquire(c.Context, m.Project.Dir())
+	l, err := install.Acquire(c.Context, dir)
 	if err != nil {
 		return err
 	}
 	defer l.Unlock()
+	p, err := project.Load(dir)
+	switch {
+	case err == nil:
+		m.Project = p
+	case !errors.Is(err, project.ErrNotFound):
+		return err
+	}
 	return fn()
 }
 
