@@ -72,16 +72,22 @@ func Scaffold(dir string, opts ScaffoldOptions) ([]string, error) {
 		add(FileName, render(plainSkillTmpl, data))
 	}
 	if !opts.Force {
-		if _, err := os.Lstat(filepath.Join(abs, FileName)); err == nil {
-			return nil, fmt.Errorf("init: %s already exists; use --force to overwrite it", filepath.Join(dir, FileName))
+		var exist []string
+		for _, name := range order {
+			if _, err := os.Lstat(filepath.Join(abs, filepath.FromSlash(name))); err == nil {
+				exist = append(exist, filepath.Join(dir, filepath.FromSlash(name)))
+			}
+		}
+		if len(exist) > 0 {
+			return nil, fmt.Errorf("init: %s already exists; use --force to overwrite", strings.Join(exist, " and "))
 		}
 	}
-	return order, writeAll(abs, order, files)
+	return order, writeAll(abs, order, files, opts.Force)
 }
 
 // writeAll writes files under dir, removing what it created if any write
 // fails.
-func writeAll(dir string, order []string, files map[string]string) (err error) {
+func writeAll(dir string, order []string, files map[string]string, overwrite bool) (err error) {
 	var created []string
 	defer func() {
 		if err != nil {
@@ -121,11 +127,29 @@ func writeAll(dir string, order []string, files map[string]string) (err error) {
 			mode = 0o755
 		}
 		_, statErr := os.Lstat(p)
-		if err := os.WriteFile(p, []byte(files[name]), mode); err != nil {
+		// New files are created exclusively, never through a symlink;
+		// only --force replaces what is there.
+		flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+		if overwrite {
+			if statErr == nil {
+				if err := os.Remove(p); err != nil {
+					return fmt.Errorf("init: %w", err)
+				}
+			}
+		}
+		f, err := os.OpenFile(p, flags, mode)
+		if err != nil {
 			return fmt.Errorf("init: %w", err)
 		}
-		if errors.Is(statErr, fs.ErrNotExist) {
+		_, werr := f.WriteString(files[name])
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if errors.Is(statErr, fs.ErrNotExist) || overwrite {
 			created = append(created, p)
+		}
+		if werr != nil {
+			return fmt.Errorf("init: %w", werr)
 		}
 	}
 	return nil

@@ -197,3 +197,24 @@ func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+func TestScaffoldNeverOverwritesAHandler(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my-tool")
+	handler := filepath.Join(dir, "scripts", "extract_text.py")
+	if err := os.MkdirAll(filepath.Dir(handler), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(handler, []byte("print('mine')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Scaffold(dir, ScaffoldOptions{Tool: "extract-text", Runtime: "python"})
+	if err == nil || !strings.Contains(err.Error(), "extract_text.py already exists") {
+		t.Fatalf("err = %v; want a refusal naming the handler", err)
+	}
+	if b, _ := os.ReadFile(handler); string(b) != "print('mine')\n" {
+		t.Errorf("handler overwritten: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileName)); !os.IsNotExist(err) {
+		t.Errorf("SKILL.md written by a refused init: %v", err)
+	}
+}
