@@ -40,13 +40,13 @@ func BenchmarkSyncNoop(b *testing.B) {
 	if _, err := Sync(context.Background(), l, Options{Targets: f.targets, Source: f.src}); err != nil {
 		b.Fatal(err)
 	}
-	calls := f.src.calls
+	calls := f.src.calls.Load()
 	for b.Loop() {
 		res, err := Sync(context.Background(), l, Options{Targets: f.targets, Source: f.src})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if res.Count(ActionUnchanged) != 200 || f.src.calls != calls {
+		if res.Count(ActionUnchanged) != 200 || f.src.calls.Load() != calls {
 			b.Fatalf("no-op sync changed things: %+v", res.Changes[:1])
 		}
 	}

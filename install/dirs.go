@@ -73,7 +73,13 @@ type Entry struct {
 // folder listings and install records only, never SKILL.md contents.
 func Discover(dirs []Dir) []Entry {
 	var all []Entry
+	seen := map[string]bool{}
 	for _, d := range dirs {
+		if r := RealPath(d.Path); seen[r] {
+			continue // the same folder under another name (a symlink)
+		} else {
+			seen[r] = true
+		}
 		ents, err := os.ReadDir(d.Path)
 		if err != nil {
 			continue

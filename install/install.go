@@ -127,7 +127,7 @@ const (
 func Sync(ctx context.Context, lock *lockfile.File, opts Options) (*Result, error) {
 	plans := make([]*targetPlan, 0, len(opts.Targets))
 	swaps := 0
-	for _, t := range opts.Targets {
+	for _, t := range uniqueDirs(opts.Targets) {
 		p, err := plan(t, lock, opts)
 		if err != nil {
 			return nil, err
@@ -545,4 +545,37 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// uniqueDirs drops targets that are the same folder as an earlier one
+// (".agents/skills" is often a symlink to ".claude/skills"): one folder
+// is planned, staged and recorded once.
+func uniqueDirs(dirs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range dirs {
+		r := RealPath(d)
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		out = append(out, d)
+	}
+	return out
+}
+
+// RealPath resolves the symlinks of p's longest existing ancestor, so two
+// spellings of one folder compare equal even before it exists.
+func RealPath(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for dir := p; ; dir = filepath.Dir(dir) {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(dir) == dir {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,11 +17,11 @@ import (
 // dirSource materialises skills from folders keyed by manifest digest.
 type dirSource struct {
 	byManifest map[string]map[string]string // manifest -> relpath -> content
-	calls      int
+	calls      atomic.Int32
 }
 
 func (d *dirSource) Materialize(_ context.Context, s lockfile.Skill, dir string) error {
-	d.calls++
+	d.calls.Add(1)
 	files, ok := d.byManifest[s.Manifest]
 	if !ok {
 		return errors.New("no such manifest " + s.Manifest)
@@ -272,8 +273,8 @@ func TestDryRunChangesNothing(t *testing.T) {
 	if got, want := res.Count(ActionInstall), 2; got != want {
 		t.Errorf("planned installs = %d; want %d", got, want)
 	}
-	if got := f.snapshot(); got != before || f.src.calls != 0 {
-		t.Errorf("dry run wrote files or fetched (%d calls)", f.src.calls)
+	if got := f.snapshot(); got != before || f.src.calls.Load() != 0 {
+		t.Errorf("dry run wrote files or fetched (%d calls)", f.src.calls.Load())
 	}
 }
 
@@ -368,5 +369,24 @@ func TestSyncRefusesNamesThatLeaveTheTarget(t *testing.T) {
 	os.WriteFile(filepath.Join(f.targets[0], RecordName), []byte(`{"version":1,"skills":{"../../x":{"version":"1"}}}`), 0o644)
 	if rec, corrupt := ReadRecord(f.targets[0]); !corrupt || len(rec.Skills) != 0 {
 		t.Errorf("ReadRecord accepted a name that leaves the target")
+	}
+}
+
+func TestSyncTargetsThatAreOneFolder(t *testing.T) {
+	f := newFixture(t)
+	os.MkdirAll(f.targets[0], 0o755)
+	os.MkdirAll(filepath.Dir(f.targets[1]), 0o755)
+	if err := os.Symlink(f.targets[0], f.targets[1]); err != nil {
+		t.Fatal(err)
+	}
+	res := f.mustSync(f.lock("alpha@1.0.0", "beta@1.0.0"))
+	if got, want := res.Count(ActionInstall), 2; got != want {
+		t.Errorf("installs = %d; want %d (one folder under two names)", got, want)
+	}
+	if got := f.read(".agents/skills/beta/SKILL.md"); !strings.Contains(got, "beta") {
+		t.Errorf("beta missing through the symlinked target: %q", got)
+	}
+	if n := len(Discover(SearchDirs(f.project, ""))); n != 2 {
+		t.Errorf("Discover lists %d entries; want 2 (the folder once)", n)
 	}
 }
