@@ -253,7 +253,9 @@ func reportVerify(e *env, rows []*verifyRow) error {
 			continue
 		}
 		failed++
-		if severity(r.code) > severity(code) {
+		// The first failure sets the code even at the lowest severity
+		// (exitError): a failed row never exits 0.
+		if code == 0 || severity(r.code) > severity(code) {
 			code = r.code
 		}
 		if os.Getenv("GITHUB_ACTIONS") == "true" {
