@@ -23,7 +23,7 @@ type stager struct {
 	created   string   // topmost ancestor of dst this stager created
 	kinds     map[string]byte
 	made      map[string]bool // folders created, with their parents
-	symlinks  []string
+	symlinks  []stagedLink
 	files     int
 	bytes     int64
 	committed bool
@@ -93,6 +93,9 @@ func (s *stager) cleanup() {
 		os.RemoveAll(s.created)
 	}
 }
+
+// stagedLink is a symlink entry: its clean name and its link text.
+type stagedLink struct{ name, target string }
 
 const (
 	kindDir  = 'd'
@@ -176,7 +179,7 @@ func (s *stager) symlink(entry, name, target string) error {
 	if err := s.mkdirAll(path.Dir(name)); err != nil {
 		return s.wrap(name, err)
 	}
-	s.symlinks = append(s.symlinks, name)
+	s.symlinks = append(s.symlinks, stagedLink{name, target})
 	return s.wrap(name, s.root.Symlink(target, name))
 }
 
@@ -238,27 +241,31 @@ func (s *stager) commit() (UnpackStats, error) {
 	return UnpackStats{Files: s.files, Bytes: s.bytes, Root: rootName}, nil
 }
 
-// checkSymlinks makes sure every symlink under the skill root resolves,
-// on the real file system, to a path inside it.
+// checkSymlinks makes sure every symlink under the skill root stays
+// inside the skill root alone. The staging tree may hold entries beside
+// the root (dropped on commit) that a link could pass through while
+// staged, so the link text is judged from the link's place in the skill,
+// and the link is followed through an os.Root on the skill root, which
+// refuses to leave it.
 func (s *stager) checkSymlinks(src, rootName string) error {
-	realRoot, err := filepath.EvalSymlinks(src)
+	root, err := os.OpenRoot(src)
 	if err != nil {
 		return err
 	}
-	for _, name := range s.symlinks {
-		rel := name
+	defer root.Close()
+	for _, l := range s.symlinks {
+		rel := l.name
 		if rootName != "" {
 			var ok bool
-			if rel, ok = strings.CutPrefix(name, rootName+"/"); !ok {
+			if rel, ok = strings.CutPrefix(l.name, rootName+"/"); !ok {
 				continue // outside the skill; dropped with the staging folder
 			}
 		}
-		resolved, err := filepath.EvalSymlinks(filepath.Join(src, filepath.FromSlash(rel)))
-		if err != nil {
-			return unsafeEntry(name, "symlink does not resolve inside the skill")
+		if r := path.Join(path.Dir(rel), l.target); r == ".." || strings.HasPrefix(r, "../") {
+			return unsafeEntry(l.name, "symlink to %q leaves the skill", l.target)
 		}
-		if r, err := filepath.Rel(realRoot, resolved); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return unsafeEntry(name, "symlink leaves the skill")
+		if _, err := root.Stat(filepath.FromSlash(rel)); err != nil {
+			return unsafeEntry(l.name, "symlink does not resolve inside the skill")
 		}
 	}
 	return nil
