@@ -162,9 +162,11 @@ func (c *Client) FetchReferrer(ctx context.Context, ref Reference, desc ocispec.
 	return &m, blob, nil
 }
 
-// Head asks the repository for the manifest ref names by digest,
-// bypassing the cache, and returns its descriptor: it proves the
-// registry still serves that digest.
+// Head asks the repository for the manifest ref names, bypassing the
+// cache, and returns its descriptor: given a digest, it proves the
+// registry still serves that digest. A range, or no tag at all, picks
+// the tag as Resolve does. The descriptor is the tag's manifest, which
+// may be an image index: Resolve finds the skill manifest inside.
 func (c *Client) Head(ctx context.Context, ref Reference) (ocispec.Descriptor, error) {
 	t, err := c.open(ctx, ref, false)
 	if err != nil {
@@ -173,6 +175,10 @@ func (c *Client) Head(ctx context.Context, ref Reference) (ocispec.Descriptor, e
 	name := ref.Tag
 	if ref.Digest != "" {
 		name = ref.Digest.String()
+	} else if ref.Tag == "" || ref.Range != "" {
+		if name, err = c.pickTag(ctx, t, ref); err != nil {
+			return ocispec.Descriptor{}, err
+		}
 	}
 	desc, err := t.Resolve(ctx, name)
 	if err != nil {

@@ -129,15 +129,21 @@ func runVerify(e *env, c *cli.Context) error {
 	return reportVerify(e, rows)
 }
 
-// checkRef resolves ref afresh and checks its signatures.
+// checkRef resolves ref afresh (c reads no cache) and checks the
+// signatures of the skill manifest it names, the one 'skillpm sign'
+// signs: a range or a bare repository picks its tag as install does,
+// and an image index is looked into.
 func checkRef(ctx context.Context, c *registry.Client, v *verify.Verifier, row *verifyRow, ref registry.Reference) {
-	desc, err := c.Head(ctx, ref)
+	res, err := c.Resolve(ctx, ref)
 	if err != nil {
 		failFetch(row, err)
 		return
 	}
-	row.Manifest = desc.Digest.String()
-	checkSignature(ctx, c, v, row, row.Repository, ref.WithDigest(desc.Digest))
+	row.Manifest = res.Ref.Digest.String()
+	if row.Version == "" {
+		row.Version = res.Version()
+	}
+	checkSignature(ctx, c, v, row, row.Repository, ref.WithDigest(res.Ref.Digest))
 }
 
 func checkSignature(ctx context.Context, c *registry.Client, v *verify.Verifier, row *verifyRow, repo string, ref registry.Reference) {
