@@ -172,6 +172,13 @@ func TestPullHostileRegistry(t *testing.T) {
 			r.manifest(ocispec.MediaTypeImageManifest, map[string]any{"schemaVersion": 2, "mediaType": ocispec.MediaTypeImageManifest, "artifactType": ArtifactType, "config": cfg, "layers": []ocispec.Descriptor{l}}, "1.0.0")
 			return f.ref(t, "hostile/badconfig:1.0.0")
 		}, ErrNotSkill, "config is not valid JSON"},
+		{"config name that is a path", func(t *testing.T) Reference {
+			r := f.raw(t, "hostile/pathname")
+			cfg := r.blob(MediaTypeConfig, []byte(`{"name":"../escaped","version":"1.0.0"}`), nil)
+			l := r.blob(MediaTypeContent, archive(t, entry{name: "SKILL.md", body: skillMD}), nil)
+			r.manifest(ocispec.MediaTypeImageManifest, map[string]any{"schemaVersion": 2, "mediaType": ocispec.MediaTypeImageManifest, "artifactType": ArtifactType, "config": cfg, "layers": []ocispec.Descriptor{l}}, "1.0.0")
+			return f.ref(t, "hostile/pathname:1.0.0")
+		}, ErrNotSkill, `config names the skill "../escaped"`},
 		{"skill artifact with a wrong layer type", func(t *testing.T) Reference {
 			r := f.raw(t, "hostile/wronglayer")
 			l := r.blob("text/html", []byte("<html>"), nil)

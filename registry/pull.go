@@ -15,6 +15,8 @@ import (
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
+
+	"github.com/skillpm/skillpm/skill"
 )
 
 // Resolved is a skill artifact whose manifest and config have been read
@@ -195,6 +197,11 @@ func (c *Client) readConfig(ctx context.Context, res *Resolved) error {
 	var cfg Config
 	if err := json.Unmarshal(data, &cfg); err != nil {
 		return fmt.Errorf("%w: config is not valid JSON: %v", ErrNotSkill, err)
+	}
+	// The name may become a folder name (pull without -o): one that is
+	// not a skill name could be a path.
+	if cfg.Name != "" && !skill.ValidName(cfg.Name) {
+		return fmt.Errorf("%w: config names the skill %q, which is not a valid skill name", ErrNotSkill, cfg.Name)
 	}
 	res.Config, res.ConfigJSON = &cfg, data
 	return nil

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/skill"
 )
 
 func pullCommand(e *env) *cli.Command {
@@ -55,12 +56,8 @@ func runPull(c *cli.Context, e *env, ref registry.Reference, dst string, force b
 		fmt.Fprintf(e.stderr, "warning: %s: %s\n", res.Ref.Repo(), res.Layout.Note)
 	}
 	if dst == "" {
-		dst = res.Name()
-		if dst == "" {
-			dst = path.Base(ref.Repository)
-		}
-		if dst == "" || dst == "." || dst == "/" {
-			return usageErrorf(c, "cannot tell the skill's name; pass -o DIR")
+		if dst = pullDir(res, ref); dst == "" {
+			return usageErrorf(c, "cannot tell the skill's folder: %q is not a skill name; pass -o DIR", res.Name())
 		}
 	}
 	st, err := client.Extract(c.Context, res, dst, registry.PullOptions{Overwrite: force})
@@ -78,6 +75,19 @@ func runPull(c *cli.Context, e *env, ref registry.Reference, dst string, force b
 		fmt.Fprintf(e.stdout, "pulled %s %s into %s\n%s\n", orUnknown(res.Name()), orNone(res.Version()), dst, res.Ref)
 	}
 	return nil
+}
+
+// pullDir is the folder pull writes to without -o: the skill's name,
+// else the repository's last element, the first that is a valid skill
+// name; "" when neither is. Both come from the registry, so neither may
+// be trusted as a path ("../x", "/abs").
+func pullDir(res *registry.Resolved, ref registry.Reference) string {
+	for _, name := range []string{res.Name(), path.Base(ref.Repository)} {
+		if skill.ValidName(name) {
+			return name
+		}
+	}
+	return ""
 }
 
 func orUnknown(s string) string {
