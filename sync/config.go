@@ -12,8 +12,10 @@
 package sync
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -100,15 +102,20 @@ type SignaturePolicy struct {
 	Keys []string `yaml:"keys"`
 }
 
-// LoadConfig reads a sync.yaml file.
+// LoadConfig reads a sync.yaml file. Unknown keys, like any other
+// configuration that cannot be used, are an ErrConfig.
 func LoadConfig(p string) (*Config, error) {
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
+	// Unknown keys are errors: a misspelt "signatures:" must not turn
+	// signature vetting off without a word.
 	var c Config
-	if err := yaml.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w: %v", p, ErrConfig, err)
 	}
 	if err := c.compile(); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
