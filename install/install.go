@@ -168,6 +168,7 @@ type step struct {
 	// turns out to hold the locked content, else it is in the way.
 	checkContent bool
 	current      *Tree
+	promoted     bool // the record entry was taken from its journal
 }
 
 type targetPlan struct {
@@ -191,7 +192,7 @@ func (p *targetPlan) changes() []Change {
 
 // plan compares one target with the lock, failing on any conflict.
 func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error) {
-	rec, corrupt := ReadRecord(target)
+	rec, _ := ReadRecord(target) // a corrupt record reads empty: folders are then judged by content
 	p := &targetPlan{dir: target, rec: rec}
 	wanted := map[string]bool{}
 	for _, s := range lock.Skills {
@@ -216,27 +217,40 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		case !fi.IsDir():
 			return nil, &HandAuthoredError{Dir: dir, Skill: s}
 		}
-		if r == nil {
-			// Not in the record: hand-authored, or installed by a run
-			// that crashed before saving the record (or with a corrupt
-			// record). Only its content can tell.
-			st.Action, st.checkContent = ActionUpdate, true
-			_ = corrupt
+		var eff *RecordSkill
+		var cur *Tree
+		if r != nil {
+			if eff, cur, err = current(dir, r); err != nil {
+				return nil, err
+			}
+		}
+		if r == nil || (eff == nil && r.Tree == "") {
+			// Not in the record (or only journalled, with other
+			// content): hand-authored, or installed by a run that
+			// crashed before saving the record. Only its content can
+			// tell.
+			st.Action, st.checkContent, st.current = ActionUpdate, true, cur
 			continue
 		}
-		edited, cur, err := modified(dir, r)
-		if err != nil {
-			return nil, err
+		if eff != nil && eff != r {
+			// A run crashed after swapping this skill in: the folder
+			// holds what the record journalled.
+			rec.Skills[s.Name], st.promoted = eff, true
+			st.From = eff.Version
 		}
-		st.rec, st.current = r, cur
+		edited := eff == nil
+		if edited {
+			eff = r
+		}
+		st.rec, st.current = eff, cur
 		switch {
-		case edited && r.Manifest == s.Manifest && !opts.Force:
-			return nil, &ModifiedError{Dir: dir, Name: s.Name, Version: r.Version}
+		case edited && eff.Manifest == s.Manifest && !opts.Force:
+			return nil, &ModifiedError{Dir: dir, Name: s.Name, Version: eff.Version}
 		case edited:
-			// Changed since recorded: maybe the new content from a run
-			// that crashed after the swap; checked after staging.
+			// Changed since recorded: checked against the new content
+			// after staging.
 			st.Action, st.checkContent = ActionUpdate, true
-		case r.Manifest == s.Manifest:
+		case eff.Manifest == s.Manifest:
 			st.Action = ActionUnchanged
 		default:
 			st.Action = ActionUpdate
@@ -257,12 +271,15 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 			p.steps = append(p.steps, st) // only the record entry goes
 			continue
 		}
-		edited, _, err := modified(dir, r)
+		eff, _, err := current(dir, r)
 		if err != nil {
 			return nil, err
 		}
-		if edited && !opts.Force {
+		if eff == nil && !opts.Force {
 			return nil, &ModifiedError{Dir: dir, Name: n, Version: r.Version}
+		}
+		if eff != nil {
+			st.rec = eff
 		}
 		p.steps = append(p.steps, st)
 	}
@@ -270,17 +287,30 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 	return p, nil
 }
 
-// modified reports whether dir differs from its record, reading file
-// contents only when the stat fingerprint changed.
-func modified(dir string, r *RecordSkill) (bool, *Tree, error) {
-	if st, err := StatTree(dir); err == nil && st == r.Stat {
-		return false, nil, nil
+// current returns the record entry that describes dir as it is: r
+// itself, or the install r.Pending journalled when a run crashed after
+// swapping it in. It returns nil when dir matches neither: the user
+// edited it. File contents are read only when the stat fingerprint
+// changed.
+func current(dir string, r *RecordSkill) (*RecordSkill, *Tree, error) {
+	if r.Tree != "" {
+		if st, err := StatTree(dir); err == nil && st == r.Stat {
+			return r, nil, nil
+		}
 	}
 	t, err := HashTree(dir)
 	if err != nil {
-		return false, nil, fmt.Errorf("inspect %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("inspect %s: %w", dir, err)
 	}
-	return t.Digest != r.Tree, t, nil
+	switch {
+	case r.Tree != "" && t.Digest == r.Tree:
+		return r, t, nil
+	case r.Pending != nil && t.Digest == r.Pending.Tree:
+		p := *r.Pending
+		p.Stat, p.Pending = t.Stat, nil
+		return &p, t, nil
+	}
+	return nil, t, nil
 }
 
 // prepare creates the target, stages new content and checks folders of
@@ -401,6 +431,26 @@ func (p *targetPlan) cleanup() {
 // commit swaps the staged skills into place and saves the record.
 func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 	staging, dirty := p.staging, false
+	// Journal every swap before the first one, so that a crash leaves
+	// each folder at a tree the record knows.
+	journal := false
+	for _, s := range p.steps {
+		if s.Action != ActionInstall && s.Action != ActionUpdate {
+			continue
+		}
+		pend := recordFor(s.skill, p.staged[s.Name], "")
+		if r := p.rec.Skills[s.Name]; r != nil {
+			r.Pending = pend
+		} else {
+			p.rec.Skills[s.Name] = &RecordSkill{Pending: pend}
+		}
+		journal = true
+	}
+	if journal {
+		if err := p.rec.Write(p.dir); err != nil {
+			return fmt.Errorf("journal the install in %s: %w", p.dir, err)
+		}
+	}
 	for _, s := range p.steps {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -428,8 +478,8 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 			}
 			p.rec.Skills[s.Name] = recordFor(s.skill, t, t.Stat)
 		case ActionUnchanged:
-			if r := p.rec.Skills[s.Name]; r.Repository != s.skill.Repository || r.Version != s.skill.Version {
-				r.Repository, r.Version = s.skill.Repository, s.skill.Version
+			if r := p.rec.Skills[s.Name]; r.Repository != s.skill.Repository || r.Version != s.skill.Version || r.Pending != nil || s.promoted {
+				r.Repository, r.Version, r.Pending = s.skill.Repository, s.skill.Version, nil
 				dirty = true
 			}
 		case ActionRemove:
@@ -476,9 +526,9 @@ func removeSkill(staging, dir string, r *RecordSkill, force bool) error {
 	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	if edited, _, err := modified(dir, r); err != nil {
+	if eff, _, err := current(dir, r); err != nil {
 		return err
-	} else if edited {
+	} else if eff == nil {
 		if !force {
 			return &ModifiedError{Dir: dir, Name: filepath.Base(dir), Version: r.Version}
 		}

@@ -390,3 +390,51 @@ func TestSyncTargetsThatAreOneFolder(t *testing.T) {
 		t.Errorf("Discover lists %d entries; want 2 (the folder once)", n)
 	}
 }
+
+// A run that crashed after swapping a skill in, before saving the record:
+// the journal makes the next run see the folder as unedited, whichever
+// lock it brings.
+func TestSyncRepairsAfterCrashedUpdate(t *testing.T) {
+	for _, next := range []string{"alpha@1.0.0", "alpha@1.1.0"} {
+		t.Run(next, func(t *testing.T) {
+			f := newFixture(t)
+			old := f.lock("alpha@1.0.0")
+			f.mustSync(old)
+			// Crash: stage 1.1.0, journal it, swap it in, die.
+			newer := f.lock("alpha@1.1.0")
+			staged := filepath.Join(t.TempDir(), "alpha")
+			f.src.Materialize(context.Background(), newer.Skills[0], staged)
+			tree, err := HashTree(staged)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tg := range f.targets {
+				rec, _ := ReadRecord(tg)
+				rec.Skills["alpha"].Pending = recordFor(newer.Skills[0], tree, "")
+				if err := rec.Write(tg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			os.RemoveAll(filepath.Join(f.targets[0], "alpha"))
+			os.Rename(staged, filepath.Join(f.targets[0], "alpha"))
+
+			res, err := f.sync(f.lock(next), false)
+			if err != nil {
+				t.Fatalf("next run after the crash: %v", err)
+			}
+			want := map[string]Action{"alpha@1.0.0": ActionUpdate, "alpha@1.1.0": ActionUnchanged}[next]
+			if got := res.Changes[0].Action; got != want {
+				t.Errorf(".claude: %s; want %s (%+v)", got, want, res.Changes)
+			}
+			st, err := Status(f.targets, f.lock(next))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range st {
+				if s.State != StateOK {
+					t.Errorf("after repair: %s/%s is %s", s.Target, s.Name, s.State)
+				}
+			}
+		})
+	}
+}

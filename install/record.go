@@ -30,6 +30,10 @@ type RecordSkill struct {
 	Tree       string   `json:"tree"`
 	Stat       string   `json:"stat"`
 	Files      []string `json:"files"`
+	// Pending journals an install or update that was about to be swapped
+	// in: after a crash the folder holds either the recorded tree or this
+	// one, and both count as unedited.
+	Pending *RecordSkill `json:"pending,omitempty"`
 }
 
 // ReadRecord reads a target's record. A missing or unreadable record reads

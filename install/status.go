@@ -45,11 +45,12 @@ func Status(targets []string, lock *lockfile.File) ([]SkillStatus, error) {
 			dir := filepath.Join(t, name)
 			if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
 				s.State, s.Detail = StateMissing, "the folder was deleted; 'skillpm install' restores it"
-			} else if edited, _, err := modified(dir, r); err != nil {
+			} else if eff, _, err := current(dir, r); err != nil {
 				return nil, err
-			} else if edited {
+			} else if eff == nil {
 				s.State, s.Detail = StateModified, "local edits; 'skillpm install --force' discards them"
-			} else if lock != nil {
+			} else if r = eff; lock != nil {
+				s.Version = r.Version
 				if l := lock.Find(name); l == nil {
 					s.State, s.Detail = StateExtra, "no longer in skills.lock; 'skillpm install' removes it"
 				} else if l.Manifest != r.Manifest {
