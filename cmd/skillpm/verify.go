@@ -17,6 +17,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
+	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/verify"
 )
@@ -32,11 +33,15 @@ locked manifest digest, its content layer is the locked one, a signature
 satisfies the trust policy, and the installed files match the lock. With REFs,
 the signatures of those manifests are checked against the policy.
 
-The policy is --policy FILE, else 'policy:' in skills.yaml, else 'policy:' in
-the user config. --key FILE trusts that public key for every repository and
-requires a signature from it.
+The policy is --policy FILE, else 'policy:' in the project's skills.yaml
+(with REFs too, when there is a project), else 'policy:' in the user config.
+--key FILE trusts that public key for every repository and requires a
+signature from it. With neither a policy nor --key, verify refuses to run
+(exit 2) rather than call skills whose signatures it never checked ok; to
+check only the lock's digests and the installed files, use a policy whose
+rule for "*" says 'require: none'.
 
-Exit codes: 9 a policy violation (unsigned, untrusted signer, no provenance),
+Exit codes: 2 no trust policy, 9 a policy violation (unsigned, untrusted signer, no provenance),
 10 tampering (digest mismatch, edited files), 5 a registry failure. With
 GITHUB_ACTIONS set, failures are also printed as ::error annotations.
 
@@ -94,7 +99,13 @@ func runVerify(e *env, c *cli.Context) error {
 	fresh := client.Fresh()
 	var rows []*verifyRow
 	if c.NArg() > 0 {
-		v, err := loadVerifier(c, "")
+		var p *project.Manifest
+		if c.String("key") == "" && c.String("policy") == "" {
+			if p, err = findProject(c); err != nil {
+				return err
+			}
+		}
+		v, err := requireVerifier(c, projectPolicy(p))
 		if err != nil {
 			return err
 		}
@@ -118,7 +129,7 @@ func runVerify(e *env, c *cli.Context) error {
 		if lock == nil {
 			return fmt.Errorf("%w: %s does not exist (run 'skillpm install' and commit skills.lock)", manager.ErrStaleLock, m.LockPath())
 		}
-		v, err := loadVerifier(c, projectPolicy(m))
+		v, err := requireVerifier(c, projectPolicy(m.Project))
 		if err != nil {
 			return err
 		}
@@ -315,15 +326,44 @@ func ghEscape(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
-// projectPolicy is the absolute path of skills.yaml's policy, or "".
-func projectPolicy(m *manager.Manager) string {
-	if m.Project.Policy == "" {
+// findProject loads the project verify REF... runs in, if any: it needs
+// no lock, only the policy. nil when there is no skills.yaml.
+func findProject(c *cli.Context) (*project.Manifest, error) {
+	dir, err := projectDir(c)
+	if err != nil {
+		return nil, err
+	}
+	p, err := project.Load(dir)
+	if errors.Is(err, project.ErrNotFound) {
+		return nil, nil
+	}
+	return p, err
+}
+
+// projectPolicy is the absolute path of skills.yaml's policy, or "" when
+// p is nil or names none.
+func projectPolicy(p *project.Manifest) string {
+	if p == nil || p.Policy == "" {
 		return ""
 	}
-	if filepath.IsAbs(m.Project.Policy) {
-		return m.Project.Policy
+	if filepath.IsAbs(p.Policy) {
+		return p.Policy
 	}
-	return filepath.Join(m.Project.Dir(), m.Project.Policy)
+	return filepath.Join(p.Dir(), p.Policy)
+}
+
+// requireVerifier is loadVerifier for verify, which has nothing to say
+// without a policy: no policy and no --key is a usage error, as it is
+// for cosign verify, not a row of unchecked "ok"s.
+func requireVerifier(c *cli.Context, projectPolicy string) (*verify.Verifier, error) {
+	v, err := loadVerifier(c, projectPolicy)
+	if err != nil || v != nil {
+		return v, err
+	}
+	return nil, &usageError{
+		msg:  "no trust policy: pass --key or --policy, or set policy: in skills.yaml",
+		hint: `see README.md ("Trust"); to check only digests and installed files, use a policy whose rule for "*" says 'require: none'`,
+	}
 }
 
 // loadVerifier builds the verifier from --key, --policy, the project's
@@ -405,7 +445,7 @@ func (t policyTrust) Check(ctx context.Context, s lockfile.Skill, repo string) (
 // enforcePolicy makes m check its project's (or the user's) trust policy
 // before installing.
 func enforcePolicy(e *env, c *cli.Context, m *manager.Manager) error {
-	v, err := loadVerifier(c, projectPolicy(m))
+	v, err := loadVerifier(c, projectPolicy(m.Project))
 	if err != nil || v == nil {
 		return err
 	}
