@@ -113,6 +113,18 @@ func (r *Remote) Release(repo, tag string) ([]byte, bool) {
 	return data, data != nil
 }
 
+// ReleaseByDigest returns the release recorded for a manifest digest.
+func (r *Remote) ReleaseByDigest(digest string) ([]byte, bool) {
+	r.mu.Lock()
+	data, ok := r.releases[digest]
+	r.mu.Unlock()
+	if ok {
+		return data, true
+	}
+	data = r.get(BucketRemoteConfs, "", digest)
+	return data, data != nil
+}
+
 // PutRelease records that tag of repo is the manifest digest, described
 // by data.
 func (r *Remote) PutRelease(repo, tag, digest string, data []byte) {

@@ -22,6 +22,9 @@ type MetaCache interface {
 	PutVersions(repo string, versions []string)
 	// Release returns what Describe learnt of repo at tag.
 	Release(repo, tag string) ([]byte, bool)
+	// ReleaseByDigest returns the release metadata recorded for a
+	// manifest digest (immutable, unlike tags).
+	ReleaseByDigest(digest string) ([]byte, bool)
 	// PutRelease records that tag of repo is the manifest digest, with
 	// its release metadata (opaque JSON).
 	PutRelease(repo, tag, digest string, data []byte)
@@ -77,22 +80,32 @@ func parseVersions(s []string) []*semver.Version {
 	return out
 }
 
-// Describe reads the manifest and config of repo at version (from the
-// cache when it has them: published version tags do not move).
+// Describe reads the manifest and config of repo at version. The tag is
+// asked for its digest every time (tags can be moved with publish
+// --force); the metadata of a digest comes from the cache when it has it.
+// When the registry cannot be reached, the tag's last known release is
+// used.
 func (r *RegistrySource) Describe(ctx context.Context, repo, version string) (*Release, error) {
-	if r.Cache != nil {
-		if data, ok := r.Cache.Release(repo, registry.EscapeTag(version)); ok {
-			var rel Release
-			if json.Unmarshal(data, &rel) == nil && rel.Manifest != "" {
-				return &rel, nil
-			}
-		}
-	}
 	ref, err := registry.ParseReference(repo)
 	if err != nil {
 		return nil, err
 	}
-	res, err := r.Client.Resolve(ctx, ref.WithTag(registry.EscapeTag(version)))
+	tag := registry.EscapeTag(version)
+	desc, err := r.Client.Head(ctx, ref.WithTag(tag))
+	if err != nil {
+		if r.Cache != nil && errors.Is(err, registry.ErrNetwork) {
+			if rel, ok := decodeRelease(r.Cache.Release(repo, tag)); ok {
+				return rel, nil
+			}
+		}
+		return nil, err
+	}
+	if r.Cache != nil {
+		if rel, ok := decodeRelease(r.Cache.ReleaseByDigest(desc.Digest.String())); ok && rel.Repository == repo && rel.Version == version {
+			return rel, nil
+		}
+	}
+	res, err := r.Client.Resolve(ctx, ref.WithDigest(desc.Digest))
 	if err != nil {
 		return nil, err
 	}
@@ -107,10 +120,21 @@ func (r *RegistrySource) Describe(ctx context.Context, repo, version string) (*R
 	}
 	if r.Cache != nil {
 		if data, err := json.Marshal(rel); err == nil {
-			r.Cache.PutRelease(repo, registry.EscapeTag(version), rel.Manifest, data)
+			r.Cache.PutRelease(repo, tag, rel.Manifest, data)
 		}
 	}
 	return rel, nil
+}
+
+func decodeRelease(data []byte, ok bool) (*Release, bool) {
+	if !ok {
+		return nil, false
+	}
+	var rel Release
+	if json.Unmarshal(data, &rel) != nil || rel.Manifest == "" {
+		return nil, false
+	}
+	return &rel, true
 }
 
 // Materialize pulls the locked manifest digest into dir and checks that
