@@ -33,7 +33,8 @@ type Reference struct {
 	Range string
 }
 
-// ParseReference parses a registry or layout reference. A tag that is a
+// ParseReference parses a registry or layout reference. The registry
+// host is stored as CanonicalHost returns it. A tag that is a
 // semver version with build metadata may be written with "+"; it is
 // stored as the "_" tag (Helm's rule). After "@", a value of the form
 // ALGORITHM:HEX is a digest and anything else a semver range.
@@ -72,12 +73,21 @@ func ParseReference(s string) (Reference, error) {
 	if !ok || host == "" || path == "" {
 		return Reference{}, fmt.Errorf("reference %q: want REGISTRY/REPOSITORY (e.g. ghcr.io/org/skills/pdf) or oci:PATH", s)
 	}
+	host = CanonicalHost(host)
 	r.Registry, r.Repository, r.Tag = host, path, EscapeTag(tag)
 	check := orasregistry.Reference{Registry: host, Repository: path}
 	if err := check.Validate(); err != nil {
 		return Reference{}, fmt.Errorf("reference %q: %w", s, err)
 	}
 	return r, r.validTag(s)
+}
+
+// CanonicalHost returns a registry host[:port] as skillpm stores and
+// compares it: lower-case (host names are case-insensitive) and without
+// the default HTTPS port, so "GHCR.IO", "ghcr.io:443" and "ghcr.io" are
+// one registry to a trust policy as they are to the network.
+func CanonicalHost(host string) string {
+	return strings.TrimSuffix(strings.ToLower(host), ":443")
 }
 
 // splitTag splits "repo:tag" at a colon after the last slash.

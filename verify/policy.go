@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/skillpm/skillpm/registry"
 )
 
 // Requirements a rule can make.
@@ -239,8 +241,10 @@ func (r *Rule) matches(repo string) bool {
 	return repo == r.Prefix || strings.HasPrefix(repo, r.Prefix+"/")
 }
 
-// normalizeRepo cleans an oci: path and drops trailing slashes, so
-// "oci:./registry/" and "oci:registry" compare equal.
+// normalizeRepo cleans an oci: path, drops trailing slashes and writes
+// the registry host as registry.CanonicalHost does, so
+// "oci:./registry/" and "oci:registry" compare equal, and so do
+// "GHCR.IO:443/acme" and "ghcr.io/acme".
 func normalizeRepo(s string) string {
 	if rest, ok := strings.CutPrefix(s, "oci:"); ok {
 		return "oci:" + filepath.ToSlash(filepath.Clean(rest))
@@ -248,5 +252,9 @@ func normalizeRepo(s string) string {
 	if s == "*" {
 		return s
 	}
-	return strings.TrimRight(s, "/")
+	host, rest, ok := strings.Cut(strings.TrimRight(s, "/"), "/")
+	if host = registry.CanonicalHost(host); ok {
+		return host + "/" + rest
+	}
+	return host
 }

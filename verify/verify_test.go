@@ -43,6 +43,8 @@ rules:
   - prefix: example.com/open
     require: none
     keys: [good.pub]
+  - prefix: Example.COM:443/strict/
+    keys: [good.pub]
 `, goodPub, issuer, identity))
 	v, err := NewVerifier(pol, Options{TrustedMaterial: vs})
 	if err != nil {
@@ -87,6 +89,10 @@ rules:
 		{"provenance signed with the wrong key", "example.com/skills/vetted/pdf", env(keySign(t, good, d, PredicateSign, nil), keySign(t, other, d, PredicateSLSAProvenance, prov.Predicate())), "", "no trusted provenance"},
 		{"unsigned where not required", "example.com/open/pdf", nil, "", ""},
 		{"signed where not required", "example.com/open/pdf", env(keySign(t, good, d, PredicateSign, nil)), "key:sha256:", ""},
+		{"host in capitals is the same registry", "EXAMPLE.COM/skills/vetted/pdf", env(keySign(t, good, d, PredicateSign, nil)), "", "no trusted provenance"},
+		{"host with the default port is the same registry", "example.com:443/skills/vetted/pdf", env(keySign(t, good, d, PredicateSign, nil)), "", "no trusted provenance"},
+		{"policy prefix host spelling is canonicalised", "example.com/strict/pdf", nil, "", "not signed"},
+		{"another port is another registry", "example.com:8443/skills/vetted/pdf", nil, "", ""},
 		{"no rule", "other.example/pdf", env(keySign(t, other, d, PredicateSign, nil)), "", ""},
 		{"prefix matches whole segments", "example.com/skills-evil/pdf", nil, "", ""},
 	} {
