@@ -82,7 +82,7 @@ rules:
 		{"keyless expired certificate", repo, env(keylessSign(t, vs, identity, issuer, d, time.Hour)), "", "outside certificate validity"},
 		{"keyless over another digest", repo, env(keylessSign(t, vs, identity, issuer, elsewhere, time.Minute)), "", "artifact digest does not match"},
 		{"one good among bad", repo, env([]byte("{}"), keySign(t, other, d, PredicateSign, nil), keySign(t, good, d, PredicateSign, nil)), "key:sha256:", ""},
-		{"provenance required and present", repo + "-vetted-not", env(keySign(t, good, d, PredicateSign, nil)), "key:sha256:", ""},
+		{"provenance rule stops at a segment boundary", "example.com/skills/vetted-not/pdf", env(keySign(t, good, d, PredicateSign, nil)), "key:sha256:", ""},
 		{"provenance required, missing", "example.com/skills/vetted/pdf", env(keySign(t, good, d, PredicateSign, nil)), "", "no trusted provenance"},
 		{"provenance from the wrong source", "example.com/skills/vetted/pdf", env(keySign(t, good, d, PredicateSign, nil), keySign(t, good, d, PredicateSLSAProvenance, badProv.Predicate())), "", "does not match"},
 		{"provenance from the right source", "example.com/skills/vetted/pdf", env(keySign(t, good, d, PredicateSign, nil), keySign(t, good, d, PredicateSLSAProvenance, prov.Predicate())), "key:sha256:", ""},
