@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -386,7 +387,10 @@ func loadVerifier(c *cli.Context, projectPolicy string) (*verify.Verifier, error
 		path = projectPolicy
 	}
 	if path == "" {
-		path = userPolicy()
+		var err error
+		if path, err = userPolicy(); err != nil {
+			return nil, err
+		}
 	}
 	if path == "" {
 		return nil, nil
@@ -398,26 +402,32 @@ func loadVerifier(c *cli.Context, projectPolicy string) (*verify.Verifier, error
 	return verify.NewVerifier(p, verify.Options{})
 }
 
-// userPolicy is 'policy:' of the user config, relative to its folder.
-func userPolicy() string {
+// userPolicy is 'policy:' of the user config, relative to its folder;
+// "" when there is no config file or it names no policy. A config that
+// cannot be read or decoded is an error, never "no policy": that would
+// install and verify with no signature checked.
+func userPolicy() (string, error) {
 	p, err := userConfigPath()
 	if err != nil {
-		return ""
+		return "", nil // no config folder, so no config
 	}
 	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
 	if err != nil {
-		return ""
+		return "", &usageError{msg: fmt.Sprintf("user config: %v", err), hint: "fix or remove it; its policy: names the trust policy"}
 	}
 	var cfg struct {
 		Policy string `yaml:"policy"`
 	}
-	if yaml.Unmarshal(data, &cfg) != nil || cfg.Policy == "" {
-		return ""
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		return "", &usageError{msg: fmt.Sprintf("%s: %v", p, err), hint: `policy: is the path of a trust policy file; see README.md ("Trust")`}
 	}
-	if filepath.IsAbs(cfg.Policy) {
-		return cfg.Policy
+	if cfg.Policy == "" || filepath.IsAbs(cfg.Policy) {
+		return cfg.Policy, nil
 	}
-	return filepath.Join(filepath.Dir(p), cfg.Policy)
+	return filepath.Join(filepath.Dir(p), cfg.Policy), nil
 }
 
 // policyTrust enforces a policy on installs (manager.Trust).
