@@ -44,19 +44,12 @@ func runOptions(e *env, c *cli.Context) toolrun.Options {
 	return o
 }
 
-// loadCatalog discovers the effective skills of the project (--project or
-// the current folder) and of $HOME, through the index unless --no-index,
-// and warns about skills that cannot be read.
+// loadCatalog discovers the effective skills of the project (--project,
+// else the nearest folder up with skills.yaml, else the current folder, as
+// for list) and of $HOME, through the index unless --no-index, and warns
+// about skills that cannot be read.
 func loadCatalog(ctx context.Context, e *env, c *cli.Context) (*agent.Catalog, error) {
-	project := c.String("project")
-	if project == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("current folder: %w", err)
-		}
-		project = wd
-	}
-	project, err := filepath.Abs(project)
+	project, err := projectDir(c)
 	if err != nil {
 		return nil, fmt.Errorf("project folder: %w", err)
 	}
