@@ -16,6 +16,7 @@ type packOptions struct {
 	dir     string
 	output  string
 	version string
+	force   bool
 }
 
 func packCommand(e *env) *cli.Command {
@@ -27,8 +28,10 @@ func packCommand(e *env) *cli.Command {
 Writes the skill's content layer (a reproducible tar+gzip) to FILE, by
 default NAME-VERSION.tar.gz in the current folder, or the whole artifact
 (manifest, config and layer, tagged with the version) to an OCI image
-layout folder with -o oci:PATH. The same folder always gives the same
-digests; set SOURCE_DATE_EPOCH to stamp a creation time.
+layout folder with -o oci:PATH. A tag already in the layout is never
+moved to different content unless --force is given. The same folder
+always gives the same digests; set SOURCE_DATE_EPOCH to stamp a creation
+time.
 
 Examples:
   skillpm pack ./pdf
@@ -37,12 +40,13 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` or oci:PATH"},
 			&cli.StringFlag{Name: "version", Usage: "pack as `VERSION` instead of the frontmatter version"},
+			&cli.BoolFlag{Name: "force", Usage: "with -o oci:PATH, move an existing tag to this content"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageErrorf(c, "pack takes one skill folder")
 			}
-			return runPack(c, e, packOptions{dir: c.Args().First(), output: c.String("output"), version: c.String("version")})
+			return runPack(c, e, packOptions{dir: c.Args().First(), output: c.String("output"), version: c.String("version"), force: c.Bool("force")})
 		},
 	}
 }
@@ -71,7 +75,7 @@ func runPack(c *cli.Context, e *env, opts packOptions) error {
 			return err
 		}
 		client := registry.NewClient(registry.Options{})
-		pub, err := client.Publish(c.Context, p, ref, registry.PublishOptions{Tag: packTag(p), Force: true})
+		pub, err := client.Publish(c.Context, p, ref, registry.PublishOptions{Tag: packTag(p), Force: opts.force})
 		if err != nil {
 			return err
 		}
