@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -128,5 +129,62 @@ func TestOpenRejectsHostileTarballs(t *testing.T) {
 				t.Errorf("got %v, want ErrBadBundle", err)
 			}
 		})
+	}
+}
+
+func TestExtractTarLimits(t *testing.T) {
+	blob := func(c byte) string { return "blobs/sha256/" + strings.Repeat(string(c), 64) }
+	type file struct {
+		name string
+		size int
+	}
+	small := tarLimits{entries: 4, bytes: 100, entry: 60, index: 30}
+	for _, tc := range []struct {
+		name    string
+		files   []file
+		wantErr string // "" for success
+	}{
+		{"within the limits", []file{{"oci-layout", 10}, {"index.json", 30}, {blob('a'), 60}}, ""},
+		{"too many entries", []file{{"oci-layout", 1}, {"index.json", 1}, {blob('a'), 1}, {blob('b'), 1}, {blob('c'), 1}}, "more than 4 entries"},
+		{"too many bytes", []file{{blob('a'), 60}, {blob('b'), 41}}, "exceeds the 100 byte limit"},
+		{"blob too big", []file{{blob('a'), 61}}, "over the 60 byte limit"},
+		{"index.json too big", []file{{"index.json", 31}}, "over the 30 byte limit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "b.tar")
+			f, err := os.Create(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tw := tar.NewWriter(f)
+			for _, e := range tc.files {
+				tw.WriteHeader(&tar.Header{Name: e.name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(e.size)})
+				tw.Write(bytes.Repeat([]byte{'x'}, e.size))
+			}
+			tw.Close()
+			f.Close()
+			err = extractTar(p, t.TempDir(), small)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Errorf("extractTar: %v; want no error", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrBadBundle) || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("extractTar: %v; want ErrBadBundle containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestMirrorsRefusesHugeIndex(t *testing.T) {
+	dir := t.TempDir()
+	big := `{"schemaVersion":2,"manifests":[],"pad":"` + strings.Repeat("x", int(defaultTarLimits().index)) + `"}`
+	if err := os.WriteFile(filepath.Join(dir, "index.json"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &Source{Dir: dir}
+	if _, err := s.Mirrors(); !errors.Is(err, ErrBadBundle) || !strings.Contains(err.Error(), "byte limit") {
+		t.Errorf("Mirrors: %v; want ErrBadBundle over the byte limit", err)
 	}
 }

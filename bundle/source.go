@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ func Open(client *registry.Client, path, tmp string) (*Source, error) {
 			return nil, err
 		}
 		s.Dir, s.cleanup = dir, dir
-		if err := extractTar(path, dir); err != nil {
+		if err := extractTar(path, dir, defaultTarLimits()); err != nil {
 			s.Close()
 			return nil, err
 		}
@@ -67,9 +68,9 @@ func Open(client *registry.Client, path, tmp string) (*Source, error) {
 // their referrers (the signatures a trust policy checks) from the bundle
 // and never from the network.
 func (s *Source) Mirrors() ([]registry.Mirror, error) {
-	data, err := os.ReadFile(filepath.Join(s.Dir, "index.json"))
+	data, err := readIndex(filepath.Join(s.Dir, "index.json"), defaultTarLimits().index)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadBundle, err)
+		return nil, err
 	}
 	var idx ocispec.Index
 	if err := json.Unmarshal(data, &idx); err != nil {
@@ -86,6 +87,23 @@ func (s *Source) Mirrors() ([]registry.Mirror, error) {
 		out = append(out, registry.Mirror{Prefix: repo, Locations: []string{registry.LayoutPrefix + s.Dir}, Vetted: true})
 	}
 	return out, nil
+}
+
+// readIndex reads a bundle's index.json, refusing one over limit bytes.
+func readIndex(p string, limit int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadBundle, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadBundle, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: index.json is over the %d byte limit", ErrBadBundle, limit)
+	}
+	return data, nil
 }
 
 // Close removes the folder a tarball was unpacked into.

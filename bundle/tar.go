@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"sort"
 	"time"
+
+	"github.com/skillpm/skillpm/registry"
 )
 
 // writeTar writes the layout folder dir as an uncompressed tarball at
@@ -87,19 +89,41 @@ var ErrBadBundle = errors.New("not a skillpm bundle")
 // blobs named by their digest.
 var layoutEntry = regexp.MustCompile(`^(oci-layout|index\.json|blobs/sha256/[a-f0-9]{64}|blobs/sha512/[a-f0-9]{128})$`)
 
-// maxTarEntry bounds one file of a bundle tarball.
-const maxTarEntry = 1 << 30
+// tarLimits bound what unpacking a bundle tarball may write.
+type tarLimits struct {
+	entries int   // most entries, folders included
+	bytes   int64 // most bytes in all files together
+	entry   int64 // largest blob
+	index   int64 // largest index.json or oci-layout
+}
+
+// defaultTarLimits allow a bundle of many skills while bounding a
+// hostile tarball: 10,000 entries (what registry.Limits allows one
+// skill's files; a skill with its referrers takes about half a dozen
+// blobs), 4 GiB in all, 1 GiB per blob, and index.json no larger than a
+// registry accepts a manifest (registry.Limits.MaxManifestSize, 4 MiB).
+func defaultTarLimits() tarLimits {
+	return tarLimits{
+		entries: 10000,
+		bytes:   4 << 30,
+		entry:   1 << 30,
+		index:   registry.Limits{}.WithDefaults().MaxManifestSize,
+	}
+}
 
 // extractTar unpacks a bundle tarball into dir, accepting only the
 // files of an OCI layout: no links, no paths outside dir, no other
-// names. Blob contents are checked against their digests when read.
-func extractTar(file, dir string) error {
+// names, nothing past lim. Blob contents are checked against their
+// digests when read.
+func extractTar(file, dir string, lim tarLimits) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	tr := tar.NewReader(f)
+	var entries int
+	var total int64
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -108,6 +132,9 @@ func extractTar(file, dir string) error {
 		if err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrBadBundle, file, err)
 		}
+		if entries++; entries > lim.entries {
+			return fmt.Errorf("%w: %s: more than %d entries", ErrBadBundle, file, lim.entries)
+		}
 		name := path.Clean(hdr.Name)
 		if hdr.Typeflag == tar.TypeDir {
 			continue
@@ -115,8 +142,15 @@ func extractTar(file, dir string) error {
 		if hdr.Typeflag != tar.TypeReg || !layoutEntry.MatchString(name) {
 			return fmt.Errorf("%w: %s: unexpected entry %q", ErrBadBundle, file, hdr.Name)
 		}
-		if hdr.Size > maxTarEntry {
-			return fmt.Errorf("%w: %s: entry %q is %d bytes", ErrBadBundle, file, hdr.Name, hdr.Size)
+		limit := lim.entry
+		if name == "index.json" || name == "oci-layout" {
+			limit = lim.index
+		}
+		if hdr.Size > limit {
+			return fmt.Errorf("%w: %s: entry %q is %d bytes, over the %d byte limit", ErrBadBundle, file, hdr.Name, hdr.Size, limit)
+		}
+		if total += hdr.Size; total > lim.bytes {
+			return fmt.Errorf("%w: %s: content exceeds the %d byte limit", ErrBadBundle, file, lim.bytes)
 		}
 		dst := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
