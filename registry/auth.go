@@ -19,6 +19,7 @@ var ErrNoCredentialStore = errors.New("no credential store configured")
 // config file or its credential helper), as "docker login" and "oras
 // login" do.
 func (c *Client) Login(ctx context.Context, host, username, password string) error {
+	host = CanonicalHost(host) // as references store it, so the credentials are found
 	if c.opts.Credentials == nil {
 		return ErrNoCredentialStore
 	}
@@ -42,6 +43,7 @@ func (c *Client) Login(ctx context.Context, host, username, password string) err
 
 // Logout removes the stored credentials for host.
 func (c *Client) Logout(ctx context.Context, host string) error {
+	host = CanonicalHost(host)
 	if c.opts.Credentials == nil {
 		return ErrNoCredentialStore
 	}

@@ -107,7 +107,11 @@ func NewClient(opts Options) *Client {
 func (c *Client) Concurrency() int { return c.opts.Concurrency }
 
 func (c *Client) plainHTTP(host string) bool {
-	return c.opts.PlainHTTP || slices.Contains(c.opts.PlainHTTPHosts, host)
+	if c.opts.PlainHTTP {
+		return true
+	}
+	host = CanonicalHost(host)
+	return slices.ContainsFunc(c.opts.PlainHTTPHosts, func(h string) bool { return CanonicalHost(h) == host })
 }
 
 // target is what the client needs of a repository: a registry's, or an

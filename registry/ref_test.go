@@ -91,3 +91,12 @@ func TestVersionFromTag(t *testing.T) {
 		t.Errorf("EscapeTag = %q; want %q", got, want)
 	}
 }
+
+func TestPlainHTTPHostsMatchCanonically(t *testing.T) {
+	c := NewClient(Options{PlainHTTPHosts: []string{"LocalHost:5000", "Registry.Internal:443"}})
+	for host, want := range map[string]bool{"localhost:5000": true, "registry.internal": true, "localhost:5001": false} {
+		if got := c.plainHTTP(host); got != want {
+			t.Errorf("plainHTTP(%q) = %v; want %v", host, got, want)
+		}
+	}
+}
