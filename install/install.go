@@ -135,17 +135,22 @@ func Sync(ctx context.Context, lock *lockfile.File, opts Options) (*Result, erro
 		p.swaps = &swaps
 		plans = append(plans, p)
 	}
-	if !opts.DryRun {
-		defer func() {
-			for _, p := range plans {
-				p.cleanup()
-			}
-		}()
+	defer func() {
 		for _, p := range plans {
-			if err := p.prepare(ctx, opts); err != nil {
-				return nil, err
-			}
+			p.cleanup()
 		}
+	}()
+	for _, p := range plans {
+		// A dry run stages only what it must to answer like the real run:
+		// folders of unknown content are judged by the locked content.
+		if opts.DryRun && !p.hasContentChecks() {
+			continue
+		}
+		if err := p.prepare(ctx, opts); err != nil {
+			return nil, err
+		}
+	}
+	if !opts.DryRun {
 		for _, p := range plans {
 			if err := p.commit(ctx, opts); err != nil {
 				return nil, err
@@ -406,6 +411,15 @@ func (p *targetPlan) prepare(ctx context.Context, opts Options) error {
 		}
 	}
 	return nil
+}
+
+func (p *targetPlan) hasContentChecks() bool {
+	for _, s := range p.steps {
+		if s.checkContent {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *targetPlan) needsStaging() bool {

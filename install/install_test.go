@@ -163,6 +163,12 @@ func TestSyncRefusesHandAuthored(t *testing.T) {
 	os.WriteFile(filepath.Join(mine, "SKILL.md"), []byte("---\nname: alpha\ndescription: mine\n---\n"), 0o644)
 	before := f.snapshot()
 
+	if _, err := Sync(context.Background(), f.lock("alpha@1.0.0"), Options{Targets: f.targets, Source: f.src, DryRun: true}); !errors.As(err, new(*HandAuthoredError)) {
+		t.Errorf("dry run: err = %v; want the HandAuthoredError the real run gives", err)
+	}
+	if got := f.snapshot(); got != before {
+		t.Errorf("dry run changed files:\n%s", got)
+	}
 	for _, force := range []bool{false, true} {
 		_, err := f.sync(f.lock("alpha@1.0.0", "beta@1.0.0"), force)
 		var he *HandAuthoredError
