@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -527,10 +528,58 @@ func (p *targetPlan) put(staging string, s *step, dir string) error {
 		}
 		return nil
 	}
+	if s.rec != nil {
+		// Files the user added to a managed skill (not in its record)
+		// move on with it, as 'remove --force' keeps them: only what
+		// skillpm installed is replaced.
+		if err := keepUserFiles(dir, src, s.rec); err != nil {
+			return fmt.Errorf("install %s: keep files you added: %w", s.Name, err)
+		}
+	}
 	if err := exchange(src, dir); err != nil {
 		return fmt.Errorf("install %s: %w", s.Name, err)
 	}
 	return os.RemoveAll(src) // now the old folder
+}
+
+// keepUserFiles copies into the staged folder the regular files of the
+// installed folder that its record does not list and the new content does
+// not have.
+func keepUserFiles(installed, staged string, r *RecordSkill) error {
+	ours := map[string]bool{}
+	for _, f := range r.Files {
+		ours[f] = true
+	}
+	return walkSorted(installed, func(rel string, fi fs.FileInfo) error {
+		if !fi.Mode().IsRegular() || ours[rel] {
+			return nil
+		}
+		dst := filepath.Join(staged, filepath.FromSlash(rel))
+		if _, err := os.Lstat(dst); err == nil {
+			return nil // the new version has a file of that name: it wins
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return copyFile(filepath.Join(installed, filepath.FromSlash(rel)), dst, fi.Mode().Perm())
+	})
+}
+
+func copyFile(src, dst string, perm fs.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // removeSkill removes a managed skill. An unmodified folder goes whole

@@ -444,3 +444,22 @@ func TestSyncRepairsAfterCrashedUpdate(t *testing.T) {
 		})
 	}
 }
+
+func TestUpdateForceKeepsFilesTheUserAdded(t *testing.T) {
+	f := newFixture(t)
+	f.mustSync(f.lock("alpha@1.0.0"))
+	notes := filepath.Join(f.targets[0], "alpha", "NOTES.md")
+	os.WriteFile(notes, []byte("mine"), 0o644)
+	if _, err := f.sync(f.lock("alpha@1.1.0"), false); !errors.As(err, new(*ModifiedError)) {
+		t.Fatalf("update over an added file: err = %v; want ModifiedError", err)
+	}
+	if _, err := f.sync(f.lock("alpha@1.1.0"), true); err != nil {
+		t.Fatalf("update --force: %v", err)
+	}
+	if b, err := os.ReadFile(notes); err != nil || string(b) != "mine" {
+		t.Errorf("the user's NOTES.md after update --force: %q, %v", b, err)
+	}
+	if got := f.read(".claude/skills/alpha/SKILL.md"); !strings.Contains(got, "1.1.0") {
+		t.Errorf("not updated: %q", got)
+	}
+}
