@@ -50,6 +50,12 @@ type Options struct {
 	Parallel int
 	// Log receives one line per change; nil discards.
 	Log io.Writer
+	// Owner names who installs ("project", or "user" for the user
+	// scope). Skills another owner installed in a shared target (a project
+	// at $HOME and -g share ~/.claude/skills) are neither replaced nor
+	// removed. Empty owns nothing in particular: every managed skill is
+	// fair game.
+	Owner string
 	// CrashAfterSwapsForTesting, when positive, makes the process kill
 	// itself with SIGKILL after that many skills were swapped into place:
 	// the e2e suite's way to crash an install at a known point.
@@ -110,6 +116,20 @@ type ModifiedError struct {
 	Dir     string
 	Name    string
 	Version string
+}
+
+// OwnedError reports a skill that another project installed in a shared
+// target folder.
+type OwnedError struct {
+	Dir, Name, Owner string
+}
+
+func (e *OwnedError) Error() string {
+	who, remove := "the project this folder belongs to", "skillpm remove "+e.Name
+	if e.Owner == "user" {
+		who, remove = "the user scope (skillpm -g)", "skillpm remove -g "+e.Name
+	}
+	return fmt.Sprintf("%s was installed by %s, and a skill folder has one owner: run '%s' first, or keep using that one", e.Dir, who, remove)
 }
 
 func (e *ModifiedError) Error() string {
@@ -230,6 +250,9 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 				return nil, err
 			}
 		}
+		if r != nil && !ownedBy(r, opts.Owner) {
+			return nil, &OwnedError{Dir: dir, Name: s.Name, Owner: r.Owner}
+		}
 		if r == nil || (eff == nil && r.Tree == "") {
 			// Not in the record (or only journalled, with other
 			// content): hand-authored, or installed by a run that
@@ -263,8 +286,8 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		}
 	}
 	names := make([]string, 0, len(rec.Skills))
-	for n := range rec.Skills {
-		if !wanted[n] {
+	for n, r := range rec.Skills {
+		if !wanted[n] && ownedBy(r, opts.Owner) {
 			names = append(names, n)
 		}
 	}
@@ -453,7 +476,7 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 		if s.Action != ActionInstall && s.Action != ActionUpdate {
 			continue
 		}
-		pend := recordFor(s.skill, p.staged[s.Name], "")
+		pend := recordFor(s.skill, p.staged[s.Name], "", opts.Owner)
 		if r := p.rec.Skills[s.Name]; r != nil {
 			r.Pending = pend
 		} else {
@@ -485,13 +508,13 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 			if err != nil {
 				return err
 			}
-			p.rec.Skills[s.Name] = recordFor(s.skill, p.staged[s.Name], st)
+			p.rec.Skills[s.Name] = recordFor(s.skill, p.staged[s.Name], st, opts.Owner)
 		case ActionRepair:
 			t, err := HashTree(dir)
 			if err != nil {
 				return err
 			}
-			p.rec.Skills[s.Name] = recordFor(s.skill, t, t.Stat)
+			p.rec.Skills[s.Name] = recordFor(s.skill, t, t.Stat, opts.Owner)
 		case ActionUnchanged:
 			if r := p.rec.Skills[s.Name]; r.Repository != s.skill.Repository || r.Version != s.skill.Version || r.Pending != nil || s.promoted {
 				r.Repository, r.Version, r.Pending = s.skill.Repository, s.skill.Version, nil
@@ -514,8 +537,14 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 	return p.rec.Write(p.dir)
 }
 
-func recordFor(s lockfile.Skill, t *Tree, stat string) *RecordSkill {
-	return &RecordSkill{Version: s.Version, Repository: s.Repository, Manifest: s.Manifest, Tree: t.Digest, Stat: stat, Files: t.Files}
+func recordFor(s lockfile.Skill, t *Tree, stat, owner string) *RecordSkill {
+	return &RecordSkill{Version: s.Version, Repository: s.Repository, Manifest: s.Manifest, Tree: t.Digest, Stat: stat, Files: t.Files, Owner: owner}
+}
+
+// ownedBy reports whether a record entry belongs to owner. Entries without
+// an owner, and runs without one, match anything.
+func ownedBy(r *RecordSkill, owner string) bool {
+	return r.Owner == "" || owner == "" || r.Owner == owner
 }
 
 // put moves a staged skill into dir, swapping atomically with an existing

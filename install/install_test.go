@@ -345,7 +345,7 @@ func TestStatus(t *testing.T) {
 	f.mustSync(f.lock("alpha@1.0.0", "beta@1.0.0"))
 	os.WriteFile(filepath.Join(f.targets[0], "alpha/SKILL.md"), []byte("edited"), 0o644)
 	os.RemoveAll(filepath.Join(f.targets[1], "beta"))
-	st, err := Status(f.targets, f.lock("alpha@1.0.0", "beta@1.1.0", "gamma@1.0.0"))
+	st, err := Status(f.targets, f.lock("alpha@1.0.0", "beta@1.1.0", "gamma@1.0.0"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +416,7 @@ func TestSyncRepairsAfterCrashedUpdate(t *testing.T) {
 			}
 			for _, tg := range f.targets {
 				rec, _ := ReadRecord(tg)
-				rec.Skills["alpha"].Pending = recordFor(newer.Skills[0], tree, "")
+				rec.Skills["alpha"].Pending = recordFor(newer.Skills[0], tree, "", "")
 				if err := rec.Write(tg); err != nil {
 					t.Fatal(err)
 				}
@@ -432,7 +432,7 @@ func TestSyncRepairsAfterCrashedUpdate(t *testing.T) {
 			if got := res.Changes[0].Action; got != want {
 				t.Errorf(".claude: %s; want %s (%+v)", got, want, res.Changes)
 			}
-			st, err := Status(f.targets, f.lock(next))
+			st, err := Status(f.targets, f.lock(next), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -461,5 +461,32 @@ func TestUpdateForceKeepsFilesTheUserAdded(t *testing.T) {
 	}
 	if got := f.read(".claude/skills/alpha/SKILL.md"); !strings.Contains(got, "1.1.0") {
 		t.Errorf("not updated: %q", got)
+	}
+}
+
+func TestSyncLeavesOtherOwnersSkillsAlone(t *testing.T) {
+	f := newFixture(t)
+	shared := f.targets[:1]
+	if _, err := Sync(context.Background(), f.lock("alpha@1.0.0"), Options{Targets: shared, Source: f.src, Owner: "user"}); err != nil {
+		t.Fatal(err)
+	}
+	// A project sharing the folder installs beta: alpha stays.
+	res, err := Sync(context.Background(), f.lock("beta@1.0.0"), Options{Targets: shared, Source: f.src, Owner: "project"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Count(ActionRemove) != 0 {
+		t.Errorf("removed another project's skill: %+v", res.Changes)
+	}
+	if _, err := os.Stat(filepath.Join(shared[0], "alpha", "SKILL.md")); err != nil {
+		t.Errorf("alpha gone: %v", err)
+	}
+	// It cannot take over a skill the other owns.
+	if _, err := Sync(context.Background(), f.lock("alpha@1.1.0", "beta@1.0.0"), Options{Targets: shared, Source: f.src, Owner: "project"}); !errors.As(err, new(*OwnedError)) {
+		t.Errorf("err = %v; want OwnedError", err)
+	}
+	st, _ := Status(shared, f.lock("beta@1.0.0"), "project")
+	if len(st) != 1 || st[0].Name != "beta" {
+		t.Errorf("Status shows another owner's skills: %+v", st)
 	}
 }

@@ -30,6 +30,8 @@ type RecordSkill struct {
 	Tree       string   `json:"tree"`
 	Stat       string   `json:"stat"`
 	Files      []string `json:"files"`
+	// Owner is the project that installed the skill (its lock's path).
+	Owner string `json:"owner,omitempty"`
 	// Pending journals an install or update that was about to be swapped
 	// in: after a crash the folder holds either the recorded tree or this
 	// one, and both count as unedited.

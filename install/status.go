@@ -34,12 +34,16 @@ type SkillStatus struct {
 // Status compares every target's managed skills with their record (edits)
 // and with lock (which may be nil), reading contents only where the stat
 // fingerprint changed.
-func Status(targets []string, lock *lockfile.File) ([]SkillStatus, error) {
+// Skills another owner installed in a shared target are left out.
+func Status(targets []string, lock *lockfile.File, owner string) ([]SkillStatus, error) {
 	var out []SkillStatus
 	for _, t := range targets {
 		rec, _ := ReadRecord(t)
 		seen := map[string]bool{}
 		for name, r := range rec.Skills {
+			if !ownedBy(r, owner) {
+				continue
+			}
 			seen[name] = true
 			s := SkillStatus{Target: t, Name: name, Version: r.Version, State: StateOK}
 			dir := filepath.Join(t, name)

@@ -66,6 +66,11 @@ type Manager struct {
 	// DefaultRegistry is the registry prefix for skills when skills.yaml
 	// names none (the CLI takes it from SKILLPM_REGISTRY).
 	DefaultRegistry string
+	// Owner tells install records of this run from those of another
+	// that shares a target folder: "user" for the user scope (-g),
+	// "project" (the default) otherwise. A project at $HOME and the user
+	// scope share ~/.claude/skills; neither removes the other's skills.
+	Owner string
 	// CrashAfterSwapsForTesting is passed to install.Options.
 	CrashAfterSwapsForTesting int
 	// Trust, when set, checks every locked skill before Install touches
@@ -81,6 +86,16 @@ type Trust interface {
 	// whole install.
 	Check(ctx context.Context, s lockfile.Skill, repo string) (signer string, err error)
 }
+
+func (m *Manager) owner() string {
+	if m.Owner == "" {
+		return "project"
+	}
+	return m.Owner
+}
+
+// StatusOwner is the owner Status should filter on.
+func (m *Manager) StatusOwner() string { return m.owner() }
 
 // LockPath returns the project's skills.lock path.
 func (m *Manager) LockPath() string { return filepath.Join(m.Project.Dir(), lockfile.FileName) }
@@ -303,6 +318,7 @@ func (m *Manager) Install(ctx context.Context, lock *lockfile.File, force, dryRu
 	}
 	return install.Sync(ctx, lock, install.Options{
 		Targets: m.TargetDirs(), Source: absSource{m}, Force: force, DryRun: dryRun, Log: m.Log,
+		Owner:                     m.owner(),
 		CrashAfterSwapsForTesting: m.CrashAfterSwapsForTesting,
 	})
 }

@@ -52,6 +52,7 @@ func exitCode(err error) int {
 		nse *resolve.NoSolutionError
 		hae *install.HandAuthoredError
 		mde *install.ModifiedError
+		owe *install.OwnedError
 	)
 	switch {
 	case err == nil:
@@ -78,7 +79,7 @@ func exitCode(err error) int {
 		return exitConflict
 	case errors.Is(err, resolve.ErrNotFound), errors.Is(err, errNotInstalled), errors.Is(err, project.ErrNotFound):
 		return exitNotFound
-	case errors.As(err, &hae), errors.As(err, &mde):
+	case errors.As(err, &hae), errors.As(err, &mde), errors.As(err, &owe):
 		return exitModified
 	case errors.Is(err, registry.ErrUnauthorized):
 		return exitAuth

@@ -109,6 +109,7 @@ func openManager(e *env, c *cli.Context, create bool) (*manager.Manager, error) 
 		if m.Targets, err = userTargets(); err != nil {
 			return nil, err
 		}
+		m.Owner = "user"
 	}
 	return m, nil
 }
@@ -202,6 +203,7 @@ func openOffline(c *cli.Context) (*manager.Manager, *lockfile.File, error) {
 		if m.Targets, err = userTargets(); err != nil {
 			return nil, nil, err
 		}
+		m.Owner = "user"
 	}
 	lock, err := m.ReadLock()
 	return m, lock, err

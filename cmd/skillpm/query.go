@@ -228,7 +228,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			st, err := install.Status(m.TargetDirs(), lock)
+			st, err := install.Status(m.TargetDirs(), lock, m.StatusOwner())
 			if err != nil {
 				return err
 			}
