@@ -15,13 +15,17 @@ const (
 	ScopeProject Scope = "project"
 )
 
-// ProjectDirs are the project-scope discovery folders in precedence order:
-// later folders override earlier ones (Skill Tools spec §7).
-var ProjectDirs = []string{"skills", ".opencode/skills", ".claude/skills", ".agents/skills", ".wave/skills"}
+// ProjectDirs returns the project-scope discovery folders in precedence
+// order: later folders override earlier ones (Skill Tools spec §7).
+func ProjectDirs() []string {
+	return []string{"skills", ".opencode/skills", ".claude/skills", ".agents/skills", ".wave/skills"}
+}
 
-// UserDirs are the user-scope discovery folders, relative to the home
+// UserDirs returns the user-scope discovery folders, relative to the home
 // folder, in precedence order. User scope comes before project scope.
-var UserDirs = []string{".opencode/skills", ".claude/skills", ".agents/skills", ".wave/skills"}
+func UserDirs() []string {
+	return []string{".opencode/skills", ".claude/skills", ".agents/skills", ".wave/skills"}
+}
 
 // Dir is one discovery folder.
 type Dir struct {
@@ -35,7 +39,7 @@ type Dir struct {
 func SearchDirs(project, home string) []Dir {
 	var out []Dir
 	if home != "" {
-		for _, r := range UserDirs {
+		for _, r := range UserDirs() {
 			p := filepath.Join(home, r)
 			// A project at the home folder: its folders are project scope.
 			if project != "" && filepath.Clean(project) == filepath.Clean(home) {
@@ -45,7 +49,7 @@ func SearchDirs(project, home string) []Dir {
 		}
 	}
 	if project != "" {
-		for _, r := range ProjectDirs {
+		for _, r := range ProjectDirs() {
 			out = append(out, Dir{Path: filepath.Join(project, r), Rel: r, Scope: ScopeProject})
 		}
 	}

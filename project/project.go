@@ -27,9 +27,9 @@ import (
 // FileName is the manifest's name at a project's root.
 const FileName = "skills.yaml"
 
-// DefaultTargets are the folders skills install into when skills.yaml
+// DefaultTargets returns the folders skills install into when skills.yaml
 // names none.
-var DefaultTargets = []string{".claude/skills", ".agents/skills"}
+func DefaultTargets() []string { return []string{".claude/skills", ".agents/skills"} }
 
 // Manifest is a parsed skills.yaml.
 type Manifest struct {
@@ -173,7 +173,7 @@ func (m *Manifest) Names() []string {
 // InstallTargets returns the target folders, defaulted.
 func (m *Manifest) InstallTargets() []string {
 	if len(m.Targets) == 0 {
-		return DefaultTargets
+		return DefaultTargets()
 	}
 	return m.Targets
 }

@@ -99,7 +99,7 @@ func TestCorpusCoversEveryRule(t *testing.T) {
 		}
 	}
 	var missing []string
-	for _, r := range Rules {
+	for _, r := range Rules() {
 		if len(seen[r.ID]) == 0 {
 			missing = append(missing, r.ID)
 		}
@@ -120,7 +120,7 @@ func TestCorpusCoversEveryRule(t *testing.T) {
 
 func TestRulesTable(t *testing.T) {
 	seen := map[string]bool{}
-	for _, r := range Rules {
+	for _, r := range Rules() {
 		if seen[r.ID] {
 			t.Errorf("rule %q is listed twice", r.ID)
 		}

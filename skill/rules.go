@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -19,8 +20,10 @@ type Rule struct {
 	Summary  string   `json:"summary"`
 }
 
-// Rules lists every lint rule, in documentation order.
-var Rules = []Rule{
+// Rules returns every lint rule, in documentation order.
+func Rules() []Rule { return slices.Clone(rules) }
+
+var rules = []Rule{
 	{"skill-md-missing", SeverityError, ProfileAgentSkills, "the folder has a SKILL.md regular file"},
 	{"unreadable", SeverityError, ProfileAgentSkills, "SKILL.md and tools.json can be read"},
 	{"encoding", SeverityError, ProfileAgentSkills, "SKILL.md is UTF-8 text, not binary"},
@@ -70,8 +73,8 @@ var Rules = []Rule{
 }
 
 var ruleByID = func() map[string]Rule {
-	m := make(map[string]Rule, len(Rules))
-	for _, r := range Rules {
+	m := make(map[string]Rule, len(rules))
+	for _, r := range rules {
 		m[r.ID] = r
 	}
 	return m

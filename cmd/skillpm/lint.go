@@ -149,9 +149,9 @@ func plural(n int, word string) string {
 
 func printRules(e *env) error {
 	if e.json {
-		return writeJSON(e.stdout, skill.Rules)
+		return writeJSON(e.stdout, skill.Rules())
 	}
-	for _, r := range skill.Rules {
+	for _, r := range skill.Rules() {
 		fmt.Fprintf(e.stdout, "%-26s %-8s %-13s %s\n", r.ID, r.Severity, r.Profile, r.Summary)
 	}
 	return nil

@@ -177,15 +177,15 @@ func TestLintRules(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("lint --rules = exit %d; want 0", code)
 	}
-	for _, r := range skill.Rules {
+	for _, r := range skill.Rules() {
 		if !strings.Contains(stdout, r.ID+" ") {
 			t.Errorf("lint --rules does not list %s", r.ID)
 		}
 	}
 	code, stdout, _ = lintRun(t, "lint", "--rules", "--json")
 	var rules []skill.Rule
-	if err := json.Unmarshal([]byte(stdout), &rules); err != nil || code != exitOK || len(rules) != len(skill.Rules) {
-		t.Errorf("lint --rules --json = exit %d, %d rules, %v; want 0, %d rules", code, len(rules), err, len(skill.Rules))
+	if err := json.Unmarshal([]byte(stdout), &rules); err != nil || code != exitOK || len(rules) != len(skill.Rules()) {
+		t.Errorf("lint --rules --json = exit %d, %d rules, %v; want 0, %d rules", code, len(rules), err, len(skill.Rules()))
 	}
 }
 
