@@ -177,6 +177,10 @@ Examples:
 			if e.json {
 				return writeJSON(e.stdout, nonNil(entries))
 			}
+			byPath := make(map[string]install.Entry, len(all))
+			for _, en := range all {
+				byPath[en.Path] = en
+			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "SKILL\tVERSION\tSOURCE\tFOLDER\tNOTE")
 			for _, en := range entries {
@@ -192,7 +196,7 @@ Examples:
 				case en.ShadowedBy != "":
 					note = "shadowed by " + relTo(dir, en.ShadowedBy)
 				case len(en.Shadows) > 0:
-					note = shadowNote(dir, en, all)
+					note = shadowNote(dir, en, byPath)
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", en.Name, v, src, en.Root.Rel, note)
 			}
@@ -257,11 +261,7 @@ Examples:
 // shadowNote says what an effective skill overrides. The copies skillpm
 // installed of the same version into other targets are "also in", not
 // shadowed: agents see the same skill either way.
-func shadowNote(dir string, en install.Entry, all []install.Entry) string {
-	byPath := map[string]install.Entry{}
-	for _, e := range all {
-		byPath[e.Path] = e
-	}
+func shadowNote(dir string, en install.Entry, byPath map[string]install.Entry) string {
 	var shadows, twins []string
 	for _, p := range en.Shadows {
 		if o, ok := byPath[p]; ok && en.Managed && o.Managed && o.Version == en.Version {
