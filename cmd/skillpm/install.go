@@ -34,11 +34,8 @@ Examples:
 			if c.NArg() > 0 {
 				return usageErrorf(c, "install takes no arguments; to add a skill use 'skillpm add %s'", c.Args().First())
 			}
-			m, err := openManager(e, c, false)
+			m, err := openInstaller(e, c, false)
 			if err != nil {
-				return err
-			}
-			if err := enforcePolicy(e, c, m); err != nil {
 				return err
 			}
 			if from := c.String("from"); from != "" {
@@ -111,11 +108,8 @@ Examples:
 			if c.NArg() == 0 {
 				return usageErrorf(c, "add needs at least one skill name")
 			}
-			m, err := openManager(e, c, true)
+			m, err := openInstaller(e, c, true)
 			if err != nil {
-				return err
-			}
-			if err := enforcePolicy(e, c, m); err != nil {
 				return err
 			}
 			return withLock(c, m, func() error {
@@ -172,7 +166,7 @@ Examples:
 			if c.NArg() == 0 {
 				return usageErrorf(c, "remove needs at least one skill name")
 			}
-			m, err := openManager(e, c, false)
+			m, err := openInstaller(e, c, false)
 			if err != nil {
 				return err
 			}
@@ -213,11 +207,8 @@ Examples:
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would change, change nothing"},
 		),
 		Action: func(c *cli.Context) error {
-			m, err := openManager(e, c, false)
+			m, err := openInstaller(e, c, false)
 			if err != nil {
-				return err
-			}
-			if err := enforcePolicy(e, c, m); err != nil {
 				return err
 			}
 			return withLock(c, m, func() error {

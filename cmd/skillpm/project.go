@@ -114,6 +114,19 @@ func openManager(e *env, c *cli.Context, create bool) (*manager.Manager, error) 
 	return m, nil
 }
 
+// openInstaller opens the project for a command that installs: the trust
+// policy is enforced on every such path (install, add, remove, update).
+func openInstaller(e *env, c *cli.Context, create bool) (*manager.Manager, error) {
+	m, err := openManager(e, c, create)
+	if err != nil {
+		return nil, err
+	}
+	if err := enforcePolicy(e, c, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // defaultRegistry is where a new project resolves from: the SKILLPM_REGISTRY
 // environment variable, else a registry folder in the project (the
 // embedded default, no server).
