@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/skillpm/skillpm/internal/jsonschema"
 )
 
 // Severity is how serious a diagnostic is.

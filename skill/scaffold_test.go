@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/skillpm/skillpm/internal/jsonschema"
 )
 
 func TestScaffoldPassesStrictLint(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/skillpm/skillpm/internal/jsonschema"
 )
 
 var (

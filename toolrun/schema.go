@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/skillpm/skillpm/internal/jsonschema"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
