@@ -132,6 +132,29 @@ func TestOpenRejectsHostileTarballs(t *testing.T) {
 	}
 }
 
+func TestIsLayoutEntry(t *testing.T) {
+	hex64 := strings.Repeat("ab", 32)
+	for name, want := range map[string]bool{
+		"oci-layout":                             true,
+		"index.json":                             true,
+		"blobs/sha256/" + hex64:                  true,
+		"blobs/sha512/" + hex64 + hex64:          true,
+		"blobs/sha512/" + hex64:                  false, // wrong length for sha512
+		"blobs/sha256/" + hex64[1:]:              false,
+		"blobs/sha256/" + strings.ToUpper(hex64): false,
+		"blobs/sha384/" + hex64:                  false,
+		"blobs/sha256/" + hex64 + "/x":           false,
+		"blobs/sha256":                           false,
+		"./index.json":                           false,
+		"x/blobs/sha256/" + hex64:                false,
+		"manifest.json":                          false,
+	} {
+		if got := isLayoutEntry(name); got != want {
+			t.Errorf("isLayoutEntry(%q) = %v; want %v", name, got, want)
+		}
+	}
+}
+
 func TestExtractTarLimits(t *testing.T) {
 	blob := func(c byte) string { return "blobs/sha256/" + strings.Repeat(string(c), 64) }
 	type file struct {
