@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"iter"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -196,12 +198,17 @@ type candidate struct {
 }
 
 // scan finds the lines holding the first term with one fast search of the
-// lowered copy, then checks the other terms and scores the line.
+// lowered copy, then checks the other terms and scores the line. It
+// allocates only the candidates: a query matching all 10,000 skills must
+// not cost 10,000 splits.
 func scan(lower []byte, terms []string) []candidate {
-	first := []byte(terms[0])
+	bterms := make([][]byte, len(terms))
+	for i, t := range terms {
+		bterms[i] = []byte(t)
+	}
 	var out []candidate
 	for off := 0; off < len(lower); {
-		i := bytes.Index(lower[off:], first)
+		i := bytes.Index(lower[off:], bterms[0])
 		if i < 0 {
 			break
 		}
@@ -216,8 +223,8 @@ func scan(lower []byte, terms []string) []candidate {
 		off = end + 1
 		ll := lower[start:end]
 		ok := true
-		for _, t := range terms[1:] {
-			if !bytes.Contains(ll, []byte(t)) {
+		for _, t := range bterms[1:] {
+			if !bytes.Contains(ll, t) {
 				ok = false
 				break
 			}
@@ -225,21 +232,40 @@ func scan(lower []byte, terms []string) []candidate {
 		if !ok {
 			continue
 		}
-		lf := strings.Split(string(ll), "\t")
-		if len(lf) != 7 {
+		f, ok := splitLine(ll)
+		if !ok {
 			continue
 		}
-		if sc := score(lf, terms); sc > 0 {
+		if sc := score(&f, bterms); sc > 0 {
 			out = append(out, candidate{sc, start, end})
 		}
 	}
 	return out
 }
 
+// fieldCount is the number of tab-separated fields of a search line.
+const fieldCount = 7
+
+// splitLine slices a search line into its fields without copying.
+func splitLine(l []byte) (f [fieldCount][]byte, ok bool) {
+	for i := range fieldCount - 1 {
+		j := bytes.IndexByte(l, '\t')
+		if j < 0 {
+			return f, false
+		}
+		f[i], l = l[:j], l[j+1:]
+	}
+	if bytes.IndexByte(l, '\t') >= 0 {
+		return f, false
+	}
+	f[fieldCount-1] = l
+	return f, true
+}
+
 // top orders candidates by score, then name (the lines are sorted by
 // name already), and decodes the best limit of them.
 func top(data []byte, cs []candidate, limit int) []Hit {
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].score > cs[j].score })
+	slices.SortStableFunc(cs, func(a, b candidate) int { return b.score - a.score })
 	if limit > 0 && len(cs) > limit {
 		cs = cs[:limit]
 	}
@@ -254,33 +280,33 @@ func top(data []byte, cs []candidate, limit int) []Hit {
 
 // score is 0 unless every term matches a searchable field (the repository
 // path alone does not count). f holds a line's lowered fields.
-func score(f []string, terms []string) int {
-	name, desc, tags, tools := f[0], f[3], strings.Fields(f[4]), strings.Fields(f[5])
+func score(f *[fieldCount][]byte, terms [][]byte) int {
+	name, desc, tags, tools := f[0], f[3], f[4], f[5]
 	total := 0
 	for _, t := range terms {
 		s := 0
 		switch {
-		case name == t:
+		case bytes.Equal(name, t):
 			s = 100
-		case strings.HasPrefix(name, t):
+		case bytes.HasPrefix(name, t):
 			s = 60
-		case strings.Contains(name, t):
+		case bytes.Contains(name, t):
 			s = 40
 		}
-		for _, tool := range tools {
-			if tool == t {
+		for tool := range words(tools) {
+			if bytes.Equal(tool, t) {
 				s = max(s, 30)
-			} else if strings.Contains(tool, t) {
+			} else if bytes.Contains(tool, t) {
 				s = max(s, 20)
 			}
 		}
-		for _, tag := range tags {
-			if tag == t {
+		for tag := range words(tags) {
+			if bytes.Equal(tag, t) {
 				s = max(s, 25)
 			}
 		}
 		if s == 0 {
-			if i := strings.Index(desc, t); i >= 0 {
+			if i := bytes.Index(desc, t); i >= 0 {
 				s = 10
 				if wordAt(desc, i, len(t)) {
 					s = 15
@@ -295,8 +321,21 @@ func score(f []string, terms []string) int {
 	return total
 }
 
+// words yields the space-separated words of b, skipping empty ones.
+func words(b []byte) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		for len(b) > 0 {
+			w, rest, _ := bytes.Cut(b, []byte{' '})
+			if len(w) > 0 && !yield(w) {
+				return
+			}
+			b = rest
+		}
+	}
+}
+
 // wordAt reports whether text[i:i+n] is a whole word.
-func wordAt(text string, i, n int) bool {
+func wordAt(text []byte, i, n int) bool {
 	isWord := func(b byte) bool { return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '-' || b == '_' }
 	return (i == 0 || !isWord(text[i-1])) && (i+n == len(text) || !isWord(text[i+n]))
 }
