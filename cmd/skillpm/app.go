@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -134,6 +135,7 @@ func newApp(e *env) *cli.App {
 		Usage:   "the package manager for agent skills",
 		Version: version,
 		UsageText: `skillpm [global options] command [command options] [arguments...]
+skillpm --version | -V
 
 Examples:
   skillpm init pdf-tools --tool extract-text --runtime python
@@ -196,6 +198,13 @@ func decorate(e *env, cmd *cli.Command) {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	app := newApp(e)
+	if commandName(args) == "" && (hasFlag(args, "version") || hasFlag(args, "V")) {
+		// 'skillpm --version' and '-V', as npm, cargo and uv spell it.
+		rest := slices.DeleteFunc(slices.Clone(args[1:]), func(a string) bool {
+			return a == "--version" || a == "-version" || a == "-V" || a == "--V"
+		})
+		args = append(append([]string{args[0]}, rest...), "version")
+	}
 	if name := commandName(args); name != "" && app.Command(name) == nil && name != "help" {
 		e.json = hasFlag(args, "json")
 		err := &usageError{msg: fmt.Sprintf("unknown command %q", name), hint: suggestCommand(app, name)}

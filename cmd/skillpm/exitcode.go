@@ -177,7 +177,8 @@ func (e *usageError) Error() string { return e.msg }
 
 func usageErrorf(c *cli.Context, format string, args ...any) error {
 	hint := "see 'skillpm --help'"
-	if c != nil && c.Command != nil && c.Command.Name != "" {
+	// The root context's command is the app itself, named "skillpm".
+	if c != nil && c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
 		hint = fmt.Sprintf("see 'skillpm %s --help'", c.Command.FullName())
 	}
 	return &usageError{msg: fmt.Sprintf(format, args...), hint: hint}
