@@ -197,7 +197,7 @@ type candidate struct {
 	start, end int // the line's bytes
 }
 
-// scan finds the lines holding the first term with one fast search of the
+// scan finds the lines holding one term with one fast search of the
 // lowered copy, then checks the other terms and scores the line. It
 // allocates only the candidates: a query matching all 10,000 skills must
 // not cost 10,000 splits.
@@ -206,9 +206,18 @@ func scan(lower []byte, terms []string) []candidate {
 	for i, t := range terms {
 		bterms[i] = []byte(t)
 	}
+	// The longest term is likely the rarest: look for it first, so that
+	// "pdf topic-42" visits the lines of topic-42, not every PDF skill.
+	ai := 0
+	for i, t := range bterms {
+		if len(t) > len(bterms[ai]) {
+			ai = i
+		}
+	}
+	anchor := bterms[ai]
 	var out []candidate
 	for off := 0; off < len(lower); {
-		i := bytes.Index(lower[off:], bterms[0])
+		i := bytes.Index(lower[off:], anchor)
 		if i < 0 {
 			break
 		}
@@ -223,8 +232,8 @@ func scan(lower []byte, terms []string) []candidate {
 		off = end + 1
 		ll := lower[start:end]
 		ok := true
-		for _, t := range bterms[1:] {
-			if !bytes.Contains(ll, t) {
+		for i, t := range bterms {
+			if i != ai && !bytes.Contains(ll, t) {
 				ok = false
 				break
 			}

@@ -25,12 +25,19 @@ func main() {
 	bin := flag.String("skillpm", "skillpm", "the skillpm binary to measure")
 	runs := flag.Int("runs", 51, "runs per measurement (the median is printed)")
 	n := flag.Int("skills", 10000, "skills in the index")
+	keep := flag.String("home", "", "build the index in `DIR` (SKILLPM_HOME) and keep it, for profiling")
 	flag.Parse()
-	home, err := os.MkdirTemp("", "skillpm-bench-search-")
-	if err != nil {
+	home := *keep
+	if home == "" {
+		tmp, err := os.MkdirTemp("", "skillpm-bench-search-")
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer os.RemoveAll(tmp)
+		home = tmp
+	} else if err := os.MkdirAll(home, 0o755); err != nil {
 		log.Fatal(err)
 	}
-	defer os.RemoveAll(home)
 	var entries []index.Entry
 	for i := range *n {
 		entries = append(entries, index.Entry{
