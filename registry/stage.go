@@ -17,9 +17,8 @@ import (
 type stager struct {
 	dst       string
 	overwrite bool
-	staging   string   // beside dst; removed by cleanup
-	content   string   // staging/content: the archive's root
-	root      *os.Root // on content
+	staging   string   // beside dst, the archive's root; removed by cleanup
+	root      *os.Root // on staging
 	created   string   // topmost ancestor of dst this stager created
 	kinds     map[string]byte
 	made      map[string]bool // folders created, with their parents
@@ -52,12 +51,7 @@ func newStager(dst string, overwrite bool) (*stager, error) {
 		s.cleanup()
 		return nil, err
 	}
-	s.content = filepath.Join(s.staging, "content")
-	if err := os.Mkdir(s.content, 0o755); err != nil {
-		s.cleanup()
-		return nil, err
-	}
-	if s.root, err = os.OpenRoot(s.content); err != nil {
+	if s.root, err = os.OpenRoot(s.staging); err != nil {
 		s.cleanup()
 		return nil, err
 	}
@@ -212,21 +206,24 @@ func (s *stager) wrap(name string, err error) error {
 	return fmt.Errorf("unpack %s: %w", name, err)
 }
 
-// commit checks the staged tree, then renames the skill into place.
+// commit checks the staged tree, then renames the skill into place: the
+// staging folder itself when SKILL.md is at the archive's top, else its
+// one skill folder (what is beside it goes with the staging folder).
 func (s *stager) commit() (UnpackStats, error) {
-	rootName, err := findSkillRoot(s.content)
+	rootName, err := findSkillRoot(s.staging)
 	if err != nil {
 		return UnpackStats{}, err
 	}
-	src := filepath.Join(s.content, filepath.FromSlash(rootName))
+	src := filepath.Join(s.staging, filepath.FromSlash(rootName))
 	if err := s.checkSymlinks(src, rootName); err != nil {
 		return UnpackStats{}, err
 	}
 	s.root.Close()
 	s.root = nil
 	if _, err := os.Lstat(s.dst); err == nil {
-		// An empty folder, or Overwrite: set it aside, then drop it.
-		old := filepath.Join(s.staging, "old")
+		// An empty folder, or Overwrite: set it aside, then drop it. The
+		// staging folder's name is unique, so is this one.
+		old := s.staging + ".old"
 		if err := os.Rename(s.dst, old); err != nil {
 			return UnpackStats{}, err
 		}
@@ -234,8 +231,12 @@ func (s *stager) commit() (UnpackStats, error) {
 			os.Rename(old, s.dst)
 			return UnpackStats{}, err
 		}
+		os.RemoveAll(old)
 	} else if err := os.Rename(src, s.dst); err != nil {
 		return UnpackStats{}, err
+	}
+	if src == s.staging {
+		s.staging = "" // it is dst now
 	}
 	s.committed = true
 	return UnpackStats{Files: s.files, Bytes: s.bytes, Root: rootName}, nil

@@ -3,7 +3,6 @@ package registry
 import (
 	"archive/tar"
 	"bufio"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -14,7 +13,9 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/opencontainers/go-digest"
 
 	"github.com/skillpm/skillpm/skill"
@@ -155,14 +156,27 @@ func verifyRest(vr *hashReader, want digest.Digest, size int64) error {
 	return nil
 }
 
+// Readers are pooled: a pull of a hundred skills would otherwise make a
+// hundred 64 KiB buffers and decompressors for the collector.
+var (
+	bufioPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+	gzipPool  sync.Pool // *gzip.Reader
+)
+
 func extractTar(ctx context.Context, st *stager, r io.Reader, lim Limits) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufioPool.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() {
+		br.Reset(nil)
+		bufioPool.Put(br)
+	}()
 	var src io.Reader = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
+		zr, err := newGzipReader(br)
 		if err != nil {
 			return &UnsafeArchiveError{Reason: "invalid gzip stream: " + err.Error()}
 		}
+		defer gzipPool.Put(zr)
 		zr.Multistream(false)
 		src = zr
 	}
@@ -227,6 +241,18 @@ func extractTar(ctx context.Context, st *stager, r io.Reader, lim Limits) error 
 		}
 	}
 	return nil
+}
+
+// newGzipReader takes a decompressor from the pool, or makes one.
+func newGzipReader(r io.Reader) (*gzip.Reader, error) {
+	if zr, ok := gzipPool.Get().(*gzip.Reader); ok {
+		if err := zr.Reset(r); err != nil {
+			gzipPool.Put(zr)
+			return nil, err
+		}
+		return zr, nil
+	}
+	return gzip.NewReader(r)
 }
 
 // cleanEntryName turns an archive entry name into a clean slash path

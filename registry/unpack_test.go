@@ -195,3 +195,37 @@ func TestUnpackExistingTarget(t *testing.T) {
 		t.Errorf("Unpack into an empty folder: %v", err)
 	}
 }
+
+// TestUnpackLeavesNothingBeside checks that staging and set-aside folders
+// are gone after an unpack, whether the content is rooted at <name>/ or
+// at the top, into a new folder or over an old one.
+func TestUnpackLeavesNothingBeside(t *testing.T) {
+	for _, layout := range []struct {
+		name string
+		data []byte
+	}{
+		{"rooted", archive(t, entry{name: "pdf/SKILL.md", body: skillMD}, entry{name: "pdf/notes.txt", body: "x"})},
+		{"top", archive(t, entry{name: "SKILL.md", body: skillMD}, entry{name: "notes.txt", body: "x"})},
+	} {
+		t.Run(layout.name, func(t *testing.T) {
+			parent := t.TempDir()
+			dst := filepath.Join(parent, "pdf")
+			for _, overwrite := range []bool{false, true} {
+				if _, err := Unpack(bg, bytes.NewReader(layout.data), dst, UnpackOptions{Overwrite: overwrite}); err != nil {
+					t.Fatal(err)
+				}
+				if got := listTree(t, dst); !slices.Equal(got, []string{"SKILL.md", "notes.txt"}) {
+					t.Errorf("overwrite=%v: dst holds %q", overwrite, got)
+				}
+				entries, _ := os.ReadDir(parent)
+				if len(entries) != 1 {
+					var names []string
+					for _, e := range entries {
+						names = append(names, e.Name())
+					}
+					t.Errorf("overwrite=%v: beside dst: %q; want only pdf", overwrite, names)
+				}
+			}
+		})
+	}
+}
