@@ -55,6 +55,10 @@ type Rule struct {
 	// Provenance, when set, also demands a verified SLSA provenance
 	// attestation from a trusted signer.
 	Provenance *ProvenanceRule `yaml:"provenance,omitempty"`
+	// Vetted, when set, demands a vetted attestation (PredicateVetted)
+	// from one of its signers, whatever Require says. A rule with only
+	// a vetted: block trusts the mirror's vetting alone.
+	Vetted *VettedRule `yaml:"vetted,omitempty"`
 
 	line int
 	keys []*ecdsa.PublicKey
@@ -167,6 +171,9 @@ func (p *Policy) validate(name string) error {
 		seen[r.Prefix] = true
 		if r.Require == "" {
 			r.Require = RequireSigned
+			if r.Vetted != nil && len(r.Keys) == 0 && len(r.Identities) == 0 {
+				r.Require = RequireNone // the vetted attestation is the requirement
+			}
 		}
 		if r.Require != RequireSigned && r.Require != RequireNone {
 			return bad(r.line, "require is %q; want %q or %q", r.Require, RequireSigned, RequireNone)
@@ -184,25 +191,43 @@ func (p *Policy) validate(name string) error {
 			}
 			r.Provenance.re = re
 		}
-		for _, k := range r.Keys {
-			data, err := os.ReadFile(p.resolve(k))
-			if err != nil {
-				return bad(r.line, "key %s: %v", k, errors.Unwrap(err))
-			}
-			pub, err := ParsePublicKey(data)
-			if err != nil {
-				return bad(r.line, "key %s: %v", k, err)
-			}
-			r.keys = append(r.keys, pub)
+		if err := p.loadTrust(r, r.Keys, r.Identities, "", bad); err != nil {
+			return err
 		}
-		for j, id := range r.Identities {
-			if (id.Issuer == "") == (id.IssuerRegexp == "") || (id.Subject == "") == (id.SubjectRegexp == "") {
-				return bad(r.line, "identity %d needs one of issuer/issuerRegexp and one of subject/subjectRegexp", j+1)
+		if vr := r.Vetted; vr != nil {
+			if len(vr.Keys) == 0 && len(vr.Identities) == 0 {
+				return bad(r.line, "prefix %q: vetted needs the keys or identities of the mirror that vets", r.Prefix)
 			}
-			for _, s := range []string{id.IssuerRegexp, id.SubjectRegexp} {
-				if _, err := regexp.Compile(s); err != nil {
-					return bad(r.line, "identity %d: %v", j+1, err)
-				}
+			vr.trust = &Rule{Prefix: r.Prefix, Require: RequireSigned, Keys: vr.Keys, Identities: vr.Identities, line: r.line}
+			if err := p.loadTrust(vr.trust, vr.Keys, vr.Identities, "vetted ", bad); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// loadTrust reads the keys and checks the identities of a rule (what
+// names them, for errors, is what, "" or "vetted ").
+func (p *Policy) loadTrust(r *Rule, keys []string, ids []Identity, what string, bad func(int, string, ...any) error) error {
+	for _, k := range keys {
+		data, err := os.ReadFile(p.resolve(k))
+		if err != nil {
+			return bad(r.line, "%skey %s: %v", what, k, errors.Unwrap(err))
+		}
+		pub, err := ParsePublicKey(data)
+		if err != nil {
+			return bad(r.line, "%skey %s: %v", what, k, err)
+		}
+		r.keys = append(r.keys, pub)
+	}
+	for j, id := range ids {
+		if (id.Issuer == "") == (id.IssuerRegexp == "") || (id.Subject == "") == (id.SubjectRegexp == "") {
+			return bad(r.line, "%sidentity %d needs one of issuer/issuerRegexp and one of subject/subjectRegexp", what, j+1)
+		}
+		for _, s := range []string{id.IssuerRegexp, id.SubjectRegexp} {
+			if _, err := regexp.Compile(s); err != nil {
+				return bad(r.line, "%sidentity %d: %v", what, j+1, err)
 			}
 		}
 	}

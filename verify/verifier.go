@@ -67,6 +67,11 @@ type Result struct {
 	Provenance *Provenance `json:"provenance,omitempty"`
 	// ProvenanceSigner signed it.
 	ProvenanceSigner string `json:"provenanceSigner,omitempty"`
+	// Vetting is the verified vetted attestation, when the rule asks
+	// for one and a trusted vetter signed it.
+	Vetting *Vetting `json:"vetting,omitempty"`
+	// VettedBy signed it.
+	VettedBy string `json:"vettedBy,omitempty"`
 	// Rejected lists why bundles were not accepted.
 	Rejected []string `json:"rejected,omitempty"`
 }
@@ -100,8 +105,14 @@ type keyVerifier struct {
 // first needed.
 func NewVerifier(p *Policy, o Options) (*Verifier, error) {
 	v := &Verifier{policy: p, keys: map[*Rule][]keyVerifier{}, material: o.TrustedMaterial}
+	var rules []*Rule
 	for i := range p.Rules {
-		r := &p.Rules[i]
+		rules = append(rules, &p.Rules[i])
+		if vr := p.Rules[i].Vetted; vr != nil && vr.trust != nil {
+			rules = append(rules, vr.trust)
+		}
+	}
+	for _, r := range rules {
 		for _, k := range r.keys {
 			sv, err := signature.LoadVerifier(k, crypto.SHA256)
 			if err != nil {
@@ -127,18 +138,21 @@ func NewVerifier(p *Policy, o Options) (*Verifier, error) {
 // Policy returns the policy v applies.
 func (v *Verifier) Policy() *Policy { return v.policy }
 
-// Required reports whether repo's rule demands a signature.
+// Required reports whether repo's rule demands a signature or a vetted
+// attestation.
 func (v *Verifier) Required(repo string) bool {
 	r := v.policy.Rule(repo)
-	return r != nil && r.Require == RequireSigned
+	return r != nil && r.required()
 }
 
 // Relevant reports whether verifying repo can tell anything: its rule
-// trusts some signer.
+// trusts some signer or vetter.
 func (v *Verifier) Relevant(repo string) bool {
 	r := v.policy.Rule(repo)
-	return r != nil && (len(r.keys) > 0 || len(r.Identities) > 0)
+	return r != nil && (len(r.keys) > 0 || len(r.Identities) > 0 || r.Vetted != nil)
 }
+
+func (r *Rule) required() bool { return r.Require == RequireSigned || r.Vetted != nil }
 
 func (v *Verifier) keylessVerifier() (*sgverify.Verifier, error) {
 	v.rootOnce.Do(func() {
@@ -167,11 +181,20 @@ func (v *Verifier) Verify(repo string, d digest.Digest, envs []Envelope) (*Resul
 	if r == nil {
 		return res, nil
 	}
-	res.Required = r.Require == RequireSigned
+	res.Required = r.required()
 	for _, e := range envs {
 		signer, stmt, err := "", (*Statement)(nil), e.Err
 		if err == nil {
 			signer, stmt, err = v.verifyOne(r, d, e.Bundle)
+		}
+		if e.Err == nil && r.Vetted != nil && (err != nil || stmt.PredicateType == PredicateVetted) {
+			// Vetters are trusted for vetted attestations only, and only
+			// vetters are trusted for them.
+			if done, verr := v.vetted(r, d, e.Bundle, res); done {
+				continue
+			} else if err == nil {
+				err = fmt.Errorf("vetted attestation from %s, which the policy does not trust to vet (%v)", signer, verr)
+			}
 		}
 		if err != nil {
 			res.Rejected = append(res.Rejected, fmt.Sprintf("%s: %v", short(e.Referrer), err))
@@ -196,6 +219,9 @@ func (v *Verifier) Verify(repo string, d digest.Digest, envs []Envelope) (*Resul
 				p.Manifest = d
 				res.Provenance, res.ProvenanceSigner = p, signer
 			}
+		case PredicateVetted:
+			// Signed by a trusted signer, and this rule asks for no
+			// vetting: nothing to decide.
 		default:
 			res.Rejected = append(res.Rejected, fmt.Sprintf("%s: predicate %q is neither a signature nor provenance", short(e.Referrer), stmt.PredicateType))
 		}
@@ -206,15 +232,38 @@ func (v *Verifier) Verify(repo string, d digest.Digest, envs []Envelope) (*Resul
 	deny := func(reason string) (*Result, error) {
 		return res, &PolicyError{Repository: repo, Manifest: d, Reason: reason, Rejected: res.Rejected}
 	}
+	signed := r.Require == RequireSigned
 	switch {
-	case res.Signer == "" && len(envs) == 0:
+	case signed && res.Signer == "" && len(envs) == 0:
 		return deny(fmt.Sprintf("not signed, and the policy for %s requires a signature", r.Prefix))
-	case res.Signer == "":
+	case signed && res.Signer == "":
 		return deny(fmt.Sprintf("no signature from a signer the policy for %s trusts", r.Prefix))
 	case r.Provenance != nil && res.Provenance == nil:
 		return deny(fmt.Sprintf("no trusted provenance from a source matching %q", r.Provenance.SourceRepository))
+	case r.Vetted != nil && res.Vetting == nil:
+		return deny(fmt.Sprintf("not vetted: the policy for %s requires a vetted attestation from its mirror's key or identity", r.Prefix))
 	}
 	return res, nil
+}
+
+// vetted tries a bundle as a vetted attestation from one of r's
+// vetters, and records it in res. It reports whether the bundle was one.
+func (v *Verifier) vetted(r *Rule, d digest.Digest, data []byte, res *Result) (bool, error) {
+	signer, stmt, err := v.verifyOne(r.Vetted.trust, d, data)
+	if err != nil {
+		return false, err
+	}
+	if stmt.PredicateType != PredicateVetted {
+		return false, fmt.Errorf("predicate %q", stmt.PredicateType)
+	}
+	vt, err := parseVetting(stmt.Predicate)
+	if err != nil {
+		return false, err
+	}
+	if res.Vetting == nil {
+		res.Vetting, res.VettedBy = vt, signer
+	}
+	return true, nil
 }
 
 // maxBundle bounds one bundle's JSON.
