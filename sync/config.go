@@ -44,6 +44,20 @@ type Config struct {
 	Content []Rule `yaml:"content"`
 	// Policy is what a version must pass.
 	Policy Policy `yaml:"policy"`
+	// Attest, when set, signs a vetted attestation (verify.PredicateVetted)
+	// for every version the policy accepts and attaches it on the mirror,
+	// so that clients can require "vetted by our org".
+	Attest *AttestConfig `yaml:"attest"`
+}
+
+// AttestConfig says how the mirror signs its vetted attestations: with
+// a private key (from 'skillpm key generate'; its passphrase from
+// SKILLPM_KEY_PASSWORD) or keyless. The command line can say it instead.
+type AttestConfig struct {
+	// Key is the private key file, relative to sync.yaml.
+	Key string `yaml:"key"`
+	// Keyless signs with a Fulcio certificate for the run's OIDC identity.
+	Keyless bool `yaml:"keyless"`
 }
 
 // Rule selects versions: all of its set fields must match.
@@ -120,17 +134,20 @@ func LoadConfig(p string) (*Config, error) {
 	if err := c.compile(); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	if sp := c.Policy.Signature; sp != nil {
-		abs := func(f string) string {
-			if f == "" || filepath.IsAbs(f) {
-				return f
-			}
-			return filepath.Join(filepath.Dir(p), f)
+	abs := func(f string) string {
+		if f == "" || filepath.IsAbs(f) {
+			return f
 		}
+		return filepath.Join(filepath.Dir(p), f)
+	}
+	if sp := c.Policy.Signature; sp != nil {
 		sp.Policy = abs(sp.Policy)
 		for i := range sp.Keys {
 			sp.Keys[i] = abs(sp.Keys[i])
 		}
+	}
+	if c.Attest != nil {
+		c.Attest.Key = abs(c.Attest.Key)
 	}
 	return &c, nil
 }
@@ -170,7 +187,31 @@ func (c *Config) compile() error {
 	default:
 		return fmt.Errorf("%w: policy.lint %q: want none, error or warning", ErrConfig, c.Policy.Lint)
 	}
+	if a := c.Attest; a != nil && (a.Key == "") == !a.Keyless {
+		return fmt.Errorf("%w: attest needs a private key (key:) or keyless: true, not both", ErrConfig)
+	}
 	return nil
+}
+
+// Checks names what the policy checks, as a vetted attestation records
+// it: "signature", "lint:error" or "lint:warning", "license",
+// "permissions".
+func (p *Policy) Checks() []string {
+	var out []string
+	if p.Signature != nil {
+		out = append(out, "signature")
+	}
+	if _, ok := p.lintOptions(); ok {
+		out = append(out, "lint:"+p.Lint)
+	}
+	if len(p.Licenses) > 0 {
+		out = append(out, "license")
+	}
+	pp := p.Permissions
+	if pp.Network != nil || pp.Subprocess != nil || pp.FilesystemWrite != nil || pp.RequireDeclared {
+		out = append(out, "permissions")
+	}
+	return out
 }
 
 // Selected reports whether the rules select repo (below From) at tag,

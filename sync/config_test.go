@@ -43,3 +43,46 @@ func TestLoadConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestLoadConfigAttest(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) string {
+		p := filepath.Join(dir, "sync.yaml")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	c, err := LoadConfig(write("attest:\n  key: keys/vetting.key\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "keys", "vetting.key"); c.Attest.Key != want {
+		t.Errorf("attest.key = %q; want %q (relative to sync.yaml)", c.Attest.Key, want)
+	}
+	if _, err := LoadConfig(write("attest:\n  keyless: true\n")); err != nil {
+		t.Errorf("keyless: %v", err)
+	}
+	for _, body := range []string{"attest: {}\n", "attest:\n  key: k\n  keyless: true\n"} {
+		if _, err := LoadConfig(write(body)); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "attest needs a private key") {
+			t.Errorf("%q: %v; want ErrConfig about attest", body, err)
+		}
+	}
+}
+
+func TestPolicyChecks(t *testing.T) {
+	no := false
+	for _, tc := range []struct {
+		p    Policy
+		want string
+	}{
+		{Policy{}, ""},
+		{Policy{Lint: "none"}, ""},
+		{Policy{Lint: "warning", Licenses: []string{"MIT"}}, "lint:warning license"},
+		{Policy{Signature: &SignaturePolicy{Keys: []string{"a.pub"}}, Lint: "error", Permissions: PermissionPolicy{Subprocess: &no}}, "signature lint:error permissions"},
+	} {
+		if got := strings.Join(tc.p.Checks(), " "); got != tc.want {
+			t.Errorf("Checks(%+v) = %q; want %q", tc.p, got, tc.want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"oras.land/oras-go/v2/content"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/verify"
 )
 
 // referrers lists the manifests whose subject is desc (signatures,
@@ -132,4 +133,33 @@ func (r *runner) copyOptions() oras.CopyGraphOptions {
 			return nil
 		},
 	}
+}
+
+// hasVetted reports whether the mirror lists a vetted attestation among
+// the referrers of desc. It reads the referrer's annotation, which is
+// enough to decide whether to attest: clients verify the signature.
+func hasVetted(ctx context.Context, dst registry.Target, desc ocispec.Descriptor) (bool, error) {
+	have, err := referrers(ctx, dst, desc)
+	if err != nil {
+		return false, fmt.Errorf("list referrers on the mirror: %w", err)
+	}
+	for _, h := range have {
+		if h.ArtifactType != verify.BundleMediaType {
+			continue
+		}
+		pt := h.Annotations[verify.AnnotationPredicateType]
+		if pt == "" {
+			// Layout folders index plain descriptors: read the manifest.
+			if data, err := content.FetchAll(ctx, dst, h); err == nil {
+				var m ocispec.Manifest
+				if json.Unmarshal(data, &m) == nil {
+					pt = m.Annotations[verify.AnnotationPredicateType]
+				}
+			}
+		}
+		if pt == verify.PredicateVetted {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -50,6 +50,9 @@ type Item struct {
 	// Signer is the verified signer identity, when signatures were
 	// vetted.
 	Signer string `json:"signer,omitempty"`
+	// Attested is true when this run attached the mirror's vetted
+	// attestation (or, in a dry run, would).
+	Attested bool `json:"attested,omitempty"`
 
 	err error
 }
@@ -72,6 +75,9 @@ func (it Item) String(dryRun bool) string {
 	if it.Referrers > 0 && (it.Action == ActionCopied || it.Action == ActionPlanned) {
 		fmt.Fprintf(&b, " (+%d referrers)", it.Referrers)
 	}
+	if it.Attested {
+		b.WriteString(" [vetted]")
+	}
 	switch {
 	case it.Check != "":
 		fmt.Fprintf(&b, ": %s: %s", it.Check, it.Reason)
@@ -90,23 +96,28 @@ func shortDigest(d string) string {
 
 // Report is the outcome of a run, complete even when the run failed.
 type Report struct {
-	From     string   `json:"from"`
-	To       string   `json:"to"`
-	DryRun   bool     `json:"dry_run"`
-	Items    []Item   `json:"items"`
-	Copied   int      `json:"copied"`
-	Planned  int      `json:"planned"`
-	Skipped  int      `json:"skipped"`
-	Rejected int      `json:"rejected"`
-	Failed   int      `json:"failed"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+	DryRun   bool   `json:"dry_run"`
+	Items    []Item `json:"items"`
+	Copied   int    `json:"copied"`
+	Planned  int    `json:"planned"`
+	Skipped  int    `json:"skipped"`
+	Rejected int    `json:"rejected"`
+	Failed   int    `json:"failed"`
+	// Attested counts the versions given the mirror's vetted attestation.
+	Attested int      `json:"attested"`
 	Uploaded Uploaded `json:"uploaded"`
 }
 
 // finish sorts the items and counts them.
 func (r *Report) finish() {
 	sort.SliceStable(r.Items, func(i, j int) bool { return r.Items[i].Repository < r.Items[j].Repository })
-	r.Copied, r.Planned, r.Skipped, r.Rejected, r.Failed = 0, 0, 0, 0, 0
+	r.Copied, r.Planned, r.Skipped, r.Rejected, r.Failed, r.Attested = 0, 0, 0, 0, 0, 0
 	for _, it := range r.Items {
+		if it.Attested {
+			r.Attested++
+		}
 		switch it.Action {
 		case ActionCopied:
 			r.Copied++
@@ -151,6 +162,9 @@ func (r *Report) Write(w io.Writer) error {
 	} else {
 		fmt.Fprintf(&b, "%d copied, %d skipped, %d rejected, %d failed; uploaded %d blobs and %d manifests (%d bytes)\n",
 			r.Copied, r.Skipped, r.Rejected, r.Failed, r.Uploaded.Blobs, r.Uploaded.Manifests, r.Uploaded.Bytes)
+		if r.Attested > 0 {
+			fmt.Fprintf(&b, "%d vetted attestations signed\n", r.Attested)
+		}
 	}
 	_, err := w.Write(b.Bytes())
 	return err

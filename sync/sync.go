@@ -22,6 +22,7 @@ import (
 
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/skill"
+	"github.com/skillpm/skillpm/verify"
 )
 
 // Options configure Run.
@@ -47,6 +48,11 @@ type Options struct {
 	Concurrency int
 	// Log, when set, receives one line per version as it is decided.
 	Log io.Writer
+	// Attester, when set, signs a vetted attestation for each version the
+	// policy accepts; it is attached on the mirror before the tag. A
+	// version already on the mirror without one is vetted again first.
+	// A dry run with Config.Attest set plans attestations without one.
+	Attester *verify.Signer
 	// Retries is how many more times a copy that failed on the network
 	// (a reset upload, a registry error after the transport's own
 	// retries) is attempted; what was copied is kept. If less than 0,
@@ -241,17 +247,50 @@ func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, s
 			if err != nil {
 				return failed(err)
 			}
-			if len(missing) == 0 {
+			unattested := false
+			if r.attesting() {
+				has, err := hasVetted(ctx, dst, desc)
+				if err != nil {
+					return failed(err)
+				}
+				unattested = !has
+			}
+			if len(missing) == 0 && !unattested {
 				it.Action, it.Reason = ActionSkipped, "up to date"
 				return it
 			}
-			// Vetted when it was copied; only referrers are missing.
-			it.Action, it.Reason = ActionCopied, fmt.Sprintf("%d missing referrers", len(missing))
+			var why []string
+			if len(missing) > 0 {
+				// Vetted when it was copied; only referrers are missing.
+				why = append(why, fmt.Sprintf("%d missing referrers", len(missing)))
+			}
+			if unattested {
+				// Copied before this mirror attested: vet it again before
+				// vouching for it.
+				signer, rej, err := r.vetVersion(ctx, src, srcRef.WithDigest(desc.Digest), desc, refs)
+				if err != nil {
+					return failed(err)
+				}
+				if rej != nil {
+					it.Action, it.Check = ActionRejected, rej.Check
+					it.Reason = "on the mirror without a vetted attestation, and now fails vetting: " + rej.Reason
+					return it
+				}
+				it.Signer, it.Attested = signer, true
+				why = append(why, "vetted attestation added")
+			}
+			it.Action, it.Reason = ActionCopied, strings.Join(why, "; ")
 			if r.opts.DryRun {
 				it.Action = ActionPlanned
 				return it
 			}
-			if err := r.copy(ctx, src, dst, desc, t.tag, refs); err != nil {
+			var att *registry.Referrer
+			if unattested {
+				if att, err = r.attestation(ctx, srcRef, m.ref, desc, it.Signer); err != nil {
+					return failed(err)
+				}
+			}
+			if err := r.copy(ctx, src, dst, m.ref, desc, t.tag, refs, att); err != nil {
 				return failed(err)
 			}
 			return it
@@ -268,20 +307,52 @@ func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, s
 		it.Action, it.Check, it.Reason = ActionRejected, rej.Check, rej.Reason
 		return it
 	}
-	it.Signer = signer
+	it.Signer, it.Attested = signer, r.attesting()
 	if r.opts.DryRun {
 		it.Action = ActionPlanned
 		return it
+	}
+	var att *registry.Referrer
+	if r.attesting() {
+		if att, err = r.attestation(ctx, srcRef, m.ref, desc, signer); err != nil {
+			return failed(err)
+		}
 	}
 	dst, err := m.open(ctx)
 	if err != nil {
 		return failed(err)
 	}
-	if err := r.copy(ctx, src, dst, desc, t.tag, refs); err != nil {
+	if err := r.copy(ctx, src, dst, m.ref, desc, t.tag, refs, att); err != nil {
 		return failed(err)
 	}
 	it.Action = ActionCopied
 	return it
+}
+
+// attesting reports whether the run adds vetted attestations.
+func (r *runner) attesting() bool {
+	return r.opts.Attester != nil || (r.opts.DryRun && r.opts.Config.Attest != nil)
+}
+
+// attestation signs the mirror's vetted statement about desc. It is
+// made once per version, so that a retried copy attaches the same bytes.
+func (r *runner) attestation(ctx context.Context, srcRef, dstRef registry.Reference, desc ocispec.Descriptor, signer string) (*registry.Referrer, error) {
+	v := verify.Vetting{
+		Upstream: srcRef.Repo(),
+		Mirror:   dstRef.Repo(),
+		Checks:   r.opts.Config.Policy.Checks(),
+		Signer:   signer,
+		VettedAt: time.Now().UTC().Truncate(time.Second),
+	}
+	if v.Checks == nil {
+		v.Checks = []string{}
+	}
+	a, err := r.opts.Attester.Attest(ctx, dstRef.Repo(), desc.Digest, verify.PredicateVetted, v)
+	if err != nil {
+		return nil, fmt.Errorf("sign the vetted attestation of %s: %w", desc.Digest, err)
+	}
+	ref := a.Referrer(v.VettedAt)
+	return &ref, nil
 }
 
 // vetVersion pulls the version into a temporary folder and vets it. A
@@ -322,14 +393,16 @@ func (r *runner) vetVersion(ctx context.Context, src registry.Target, ref regist
 // last. A failure anywhere leaves no tag pointing at missing content.
 // Network failures are retried with backoff; each attempt skips what
 // the previous ones copied.
-func (r *runner) copy(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor) error {
+// The mirror's vetted attestation att, when set, is attached before the
+// tag, so that no client requiring it ever sees the tag without it.
+func (r *runner) copy(ctx context.Context, src, dst registry.Target, dstRef registry.Reference, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, att *registry.Referrer) error {
 	retries := r.opts.Retries
 	if retries == 0 {
 		retries = 3
 	}
 	wait := 200 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		err := r.copyOnce(ctx, src, dst, desc, tag, refs)
+		err := r.copyOnce(ctx, src, dst, dstRef, desc, tag, refs, att)
 		if err == nil || !errors.Is(err, registry.ErrNetwork) {
 			return err
 		}
@@ -346,7 +419,7 @@ func (r *runner) copy(ctx context.Context, src, dst registry.Target, desc ocispe
 	}
 }
 
-func (r *runner) copyOnce(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor) error {
+func (r *runner) copyOnce(ctx context.Context, src, dst registry.Target, dstRef registry.Reference, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, att *registry.Referrer) error {
 	opts := r.copyOptions()
 	if err := copyGraph(ctx, src, dst, desc, opts); err != nil {
 		return fmt.Errorf("copy %s: %w", desc.Digest, registry.Classify(err))
@@ -361,6 +434,15 @@ func (r *runner) copyOnce(ctx context.Context, src, dst registry.Target, desc oc
 		if err := repush(ctx, src, dst, m); err != nil {
 			return fmt.Errorf("copy referrer %s: %w", m.Digest, registry.Classify(err))
 		}
+	}
+	if att != nil {
+		// Attach is idempotent: the same bytes make the same referrer.
+		if _, err := r.opts.Client.Attach(ctx, dstRef.WithDigest(desc.Digest), *att); err != nil {
+			return fmt.Errorf("attach the vetted attestation: %w", registry.Classify(err))
+		}
+		r.blobs.Add(1)
+		r.manifests.Add(1)
+		r.bytes.Add(int64(len(att.Blob)))
 	}
 	if err := dst.Tag(ctx, desc, tag); err != nil {
 		return fmt.Errorf("tag %s: %w", tag, registry.Classify(err))

@@ -33,9 +33,16 @@ func signFlags() []cli.Flag {
 
 // newSigner builds the signer the flags ask for.
 func newSigner(e *env, c *cli.Context) (*verify.Signer, error) {
-	switch key, keyless := c.String("key"), c.Bool("keyless"); {
+	return signerFor(e, c, c.String("key"), c.Bool("keyless"), "--key", "--keyless")
+}
+
+// signerFor builds a signer for a private key file or keyless signing
+// (with the keyless URL flags of c); keyFlag and keylessFlag name the
+// options in errors.
+func signerFor(e *env, c *cli.Context, key string, keyless bool, keyFlag, keylessFlag string) (*verify.Signer, error) {
+	switch {
 	case key != "" && keyless:
-		return nil, usageErrorf(c, "give --key or --keyless, not both")
+		return nil, usageErrorf(c, "give %s or %s, not both", keyFlag, keylessFlag)
 	case key != "":
 		data, err := os.ReadFile(key)
 		if err != nil {
@@ -59,7 +66,7 @@ func newSigner(e *env, c *cli.Context) (*verify.Signer, error) {
 			FulcioURL: c.String("fulcio-url"), RekorURL: c.String("rekor-url"), TSAURL: c.String("tsa-url"), IDToken: tok,
 		})
 	}
-	return nil, usageErrorf(c, "say how to sign: --key FILE or --keyless")
+	return nil, usageErrorf(c, "say how to sign: %s FILE or %s", keyFlag, keylessFlag)
 }
 
 // idToken finds an OIDC identity token: SIGSTORE_ID_TOKEN, else the

@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	skillsync "github.com/skillpm/skillpm/sync"
+	"github.com/skillpm/skillpm/verify"
 )
 
 func syncCommand(e *env) *cli.Command {
@@ -43,16 +44,31 @@ sync.yaml:
     signature:                           # a trusted signer is required:
       keys: [acme.pub]                   # public keys, or
       # policy: trust.yaml               # a trust policy (README: Trust)
+  attest:                                # sign "vetted by us" for each version
+    key: vetting.key                     # passphrase: SKILLPM_KEY_PASSWORD
+    # keyless: true                      # or a Fulcio certificate (CI)
+
+Clients then require the mirror's vetting in their trust policy:
+  rules:
+    - prefix: registry.internal/acme-skills
+      vetted:
+        keys: [vetting.pub]
 
 Examples:
   skillpm sync --from ghcr.io/acme/skills --to registry.internal/acme-skills
   skillpm sync --config sync.yaml --dry-run
+  skillpm sync --config sync.yaml --attest-key vetting.key
   skillpm sync --config sync.yaml --to oci:/media/usb/skills --json`,
 		Flags: append(registryFlags(),
 			&cli.StringFlag{Name: "config", Usage: "read the sync configuration from `FILE` (sync.yaml)"},
 			&cli.StringFlag{Name: "from", Usage: "upstream `PREFIX` (overrides sync.yaml)"},
 			&cli.StringFlag{Name: "to", Usage: "mirror `PREFIX` or oci:DIR (overrides sync.yaml)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "vet and print the plan; copy nothing"},
+			&cli.StringFlag{Name: "attest-key", Usage: "sign a vetted attestation for each accepted version with the private key in `FILE` (overrides attest: in sync.yaml)"},
+			&cli.BoolFlag{Name: "attest-keyless", Usage: "sign the vetted attestations keyless (Fulcio, Rekor; see 'skillpm sign --help')"},
+			&cli.StringFlag{Name: "fulcio-url", Value: verify.PublicFulcioURL, Usage: "keyless: Fulcio `URL`"},
+			&cli.StringFlag{Name: "rekor-url", Value: verify.PublicRekorURL, Usage: "keyless: Rekor `URL`"},
+			&cli.StringFlag{Name: "tsa-url", Usage: "keyless: RFC 3161 timestamp authority `URL`"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -81,6 +97,16 @@ Examples:
 			opts := skillsync.Options{Config: cfg, Client: client.WithoutMirrors(), DryRun: c.Bool("dry-run")}
 			if sp := cfg.Policy.Signature; sp != nil {
 				if opts.Verifier, err = skillsync.NewTrustVerifier(opts.Client, sp); err != nil {
+					return err
+				}
+			}
+			if key, keyless := c.String("attest-key"), c.Bool("attest-keyless"); key != "" || keyless {
+				cfg.Attest = &skillsync.AttestConfig{Key: key, Keyless: keyless}
+			}
+			// A dry run plans the attestations from cfg.Attest; it signs
+			// nothing, so it asks for no passphrase.
+			if a := cfg.Attest; a != nil && !opts.DryRun {
+				if opts.Attester, err = signerFor(e, c, a.Key, a.Keyless, "--attest-key", "--attest-keyless"); err != nil {
 					return err
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -66,7 +67,8 @@ type verifyRow struct {
 	Manifest   string   `json:"manifest"`
 	Signer     string   `json:"signer,omitempty"`
 	Provenance string   `json:"provenance,omitempty"`
-	Status     string   `json:"status"` // ok, policy, tampered, network, error
+	VettedBy   string   `json:"vettedBy,omitempty"` // the mirror that vetted it
+	Status     string   `json:"status"`             // ok, policy, tampered, network, error
 	Problems   []string `json:"problems,omitempty"`
 	Installed  string   `json:"installed,omitempty"`
 	code       int
@@ -164,7 +166,7 @@ func checkSignature(ctx context.Context, c *registry.Client, v *verify.Verifier,
 	}
 	res, err := verify.Check(ctx, c, v, repo, ref)
 	if res != nil {
-		row.Signer = res.Signer
+		row.Signer, row.VettedBy = res.Signer, res.VettedBy
 		if res.Provenance != nil {
 			row.Provenance = res.Provenance.SourceRepository
 			if row.Provenance == "" {
@@ -288,9 +290,18 @@ func reportVerify(e *env, rows []*verifyRow) error {
 		}
 	} else {
 		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "SKILL\tVERSION\tSIGNER\tSTATUS")
+		vetted := slices.ContainsFunc(rows, func(r *verifyRow) bool { return r.VettedBy != "" })
+		if vetted {
+			fmt.Fprintln(tw, "SKILL\tVERSION\tSIGNER\tVETTED BY\tSTATUS")
+		} else {
+			fmt.Fprintln(tw, "SKILL\tVERSION\tSIGNER\tSTATUS")
+		}
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.label(), orDash(r.Version), orDash(r.Signer), r.Status)
+			if vetted {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.label(), orDash(r.Version), orDash(r.Signer), orDash(r.VettedBy), r.Status)
+			} else {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.label(), orDash(r.Version), orDash(r.Signer), r.Status)
+			}
 		}
 		tw.Flush()
 		for _, r := range rows {
