@@ -140,7 +140,9 @@ func (c *Cache) Put(ctx context.Context, d digest.Digest, size int64, r io.Reade
 	if size >= 0 {
 		src = io.LimitReader(r, size+1)
 	}
-	n, err := io.Copy(io.MultiWriter(f, h), &ctxReader{ctx: ctx, r: src})
+	buf := copyBufs.Get().(*[]byte)
+	n, err := io.CopyBuffer(io.MultiWriter(f, h), &ctxReader{ctx: ctx, r: src}, *buf)
+	copyBufs.Put(buf)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

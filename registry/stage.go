@@ -8,24 +8,37 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
+
+	"github.com/skillpm/skillpm/skill"
 )
 
 // stager writes entries into a staging folder beside the destination and
 // moves the skill into place only on commit. Every write goes through an
 // os.Root, so no entry can reach outside the staging folder, whatever
 // symlinks earlier entries made.
+//
+// Content rooted at <name>/ is written with that folder stripped, so the
+// staging folder is the skill folder and commit is one rename: no folder
+// made and removed per skill, which on a busy ext4 is what a pull of
+// many small skills spends most on. An entry outside <name>/ turns the
+// stripping off (the staged entries move into <name>/), so the result
+// is always as if the archive's root had been staged as it is.
 type stager struct {
 	dst       string
 	overwrite bool
-	staging   string   // beside dst, the archive's root; removed by cleanup
-	root      *os.Root // on staging
-	created   string   // topmost ancestor of dst this stager created
-	kinds     map[string]byte
-	made      map[string]bool // folders created, with their parents
+	staging   string          // beside dst; removed by cleanup unless it became dst
+	root      *os.Root        // on staging
+	created   string          // topmost ancestor of dst this stager created
+	kinds     map[string]byte // by entry name
+	made      map[string]bool // folders created, with their parents, by path in staging
 	symlinks  []stagedLink
 	files     int
 	bytes     int64
 	committed bool
+
+	decided bool   // whether the first entry has set strip
+	strip   string // the top folder stripped from entry names, or ""
 }
 
 func newStager(dst string, overwrite bool) (*stager, error) {
@@ -109,11 +122,67 @@ func (s *stager) claim(name string, kind byte) error {
 	return nil
 }
 
+// fsPath returns where entry name (a clean archive path) goes in the
+// staging folder. The first entry decides whether a top folder is
+// stripped: a folder entry, or any entry inside a folder.
+func (s *stager) fsPath(name string, dir bool) (string, error) {
+	if !s.decided {
+		s.decided = true
+		if top, _, nested := strings.Cut(name, "/"); nested || dir {
+			s.strip = top
+		}
+	}
+	if s.strip == "" {
+		return name, nil
+	}
+	if name == s.strip {
+		return ".", nil
+	}
+	if rest, ok := strings.CutPrefix(name, s.strip+"/"); ok {
+		return rest, nil
+	}
+	if err := s.unstrip(); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// unstrip moves what was staged with the top folder stripped into that
+// folder, for an archive that turned out to have more than one top entry.
+func (s *stager) unstrip() error {
+	tmp, err := os.MkdirTemp(s.staging, ".skillpm-top-*")
+	if err != nil {
+		return err
+	}
+	tmp = filepath.Base(tmp)
+	entries, err := os.ReadDir(s.staging)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() != tmp {
+			if err := s.root.Rename(e.Name(), filepath.Join(tmp, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	if err := s.root.Rename(tmp, s.strip); err != nil {
+		return err
+	}
+	s.strip = ""
+	clear(s.made)
+	return nil
+}
+
 func (s *stager) mkdir(name string) error {
 	if err := s.claim(name, kindDir); err != nil {
 		return err
 	}
-	return s.wrap(name, s.mkdirAll(name))
+	p, err := s.fsPath(name, true)
+	if err != nil {
+		return s.wrap(name, err)
+	}
+	return s.wrap(name, s.mkdirAll(p))
 }
 
 // mkdirAll creates dir and its parents through the root once; later
@@ -136,14 +205,24 @@ func (s *stager) writeFile(name string, mode fs.FileMode, r io.Reader, size int6
 	if err := s.claim(name, kindFile); err != nil {
 		return err
 	}
-	if err := s.mkdirAll(path.Dir(name)); err != nil {
-		return s.wrap(name, err)
-	}
-	f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode(mode))
+	p, err := s.fsPath(name, false)
 	if err != nil {
 		return s.wrap(name, err)
 	}
-	n, err := io.CopyN(f, r, size)
+	if err := s.mkdirAll(path.Dir(p)); err != nil {
+		return s.wrap(name, err)
+	}
+	f, err := s.root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode(mode))
+	if err != nil {
+		return s.wrap(name, err)
+	}
+	buf := copyBufs.Get().(*[]byte)
+	// writerOnly hides f's ReadFrom, which would allocate its own buffer.
+	n, err := io.CopyBuffer(writerOnly{f}, io.LimitReader(r, size), *buf)
+	copyBufs.Put(buf)
+	if err == nil && n < size {
+		err = io.ErrUnexpectedEOF
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -156,6 +235,11 @@ func (s *stager) writeFile(name string, mode fs.FileMode, r io.Reader, size int6
 	s.bytes += n
 	return nil
 }
+
+// copyBufs are the buffers files are written through.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 128<<10); return &b }}
+
+type writerOnly struct{ io.Writer }
 
 func (s *stager) symlink(entry, name, target string) error {
 	switch {
@@ -170,11 +254,15 @@ func (s *stager) symlink(entry, name, target string) error {
 	if err := s.claim(name, kindLink); err != nil {
 		return err
 	}
-	if err := s.mkdirAll(path.Dir(name)); err != nil {
+	p, err := s.fsPath(name, false)
+	if err != nil {
+		return s.wrap(name, err)
+	}
+	if err := s.mkdirAll(path.Dir(p)); err != nil {
 		return s.wrap(name, err)
 	}
 	s.symlinks = append(s.symlinks, stagedLink{name, target})
-	return s.wrap(name, s.root.Symlink(target, name))
+	return s.wrap(name, s.root.Symlink(target, p))
 }
 
 func (s *stager) hardlink(entry, name, target string) error {
@@ -188,10 +276,18 @@ func (s *stager) hardlink(entry, name, target string) error {
 	if err := s.claim(name, kindFile); err != nil {
 		return err
 	}
-	if err := s.mkdirAll(path.Dir(name)); err != nil {
+	p, err := s.fsPath(name, false)
+	if err != nil {
 		return s.wrap(name, err)
 	}
-	return s.wrap(name, s.root.Link(t, name))
+	tp, err := s.fsPath(t, false) // an earlier entry: never unstrips
+	if err != nil {
+		return s.wrap(name, err)
+	}
+	if err := s.mkdirAll(path.Dir(p)); err != nil {
+		return s.wrap(name, err)
+	}
+	return s.wrap(name, s.root.Link(tp, p))
 }
 
 // wrap turns an error os.Root raised for escaping into an unsafe-entry
@@ -210,11 +306,19 @@ func (s *stager) wrap(name string, err error) error {
 // staging folder itself when SKILL.md is at the archive's top, else its
 // one skill folder (what is beside it goes with the staging folder).
 func (s *stager) commit() (UnpackStats, error) {
-	rootName, err := findSkillRoot(s.staging)
-	if err != nil {
-		return UnpackStats{}, err
+	rootName, src := s.strip, s.staging
+	if s.strip != "" {
+		// The archive held one folder: it is the skill if it holds SKILL.md.
+		if fi, err := os.Lstat(filepath.Join(s.staging, skill.FileName)); err != nil || !fi.Mode().IsRegular() {
+			return UnpackStats{}, fmt.Errorf("%w: no SKILL.md at the top of the content or in its one folder", ErrNotSkill)
+		}
+	} else {
+		var err error
+		if rootName, err = findSkillRoot(s.staging); err != nil {
+			return UnpackStats{}, err
+		}
+		src = filepath.Join(s.staging, filepath.FromSlash(rootName))
 	}
-	src := filepath.Join(s.staging, filepath.FromSlash(rootName))
 	if err := s.checkSymlinks(src, rootName); err != nil {
 		return UnpackStats{}, err
 	}

@@ -229,3 +229,69 @@ func TestUnpackLeavesNothingBeside(t *testing.T) {
 		})
 	}
 }
+
+// TestUnpackTopFolderFallback covers archives whose first entry is a
+// folder but which are not rooted at it: what was staged with the folder
+// stripped moves back under it, and the result is as if nothing had been
+// stripped.
+func TestUnpackTopFolderFallback(t *testing.T) {
+	dir := func(n string) entry { return entry{name: n, typ: tar.TypeDir} }
+	file := func(n, body string) entry { return entry{name: n, body: body} }
+	tests := []struct {
+		name     string
+		entries  []entry
+		wantRoot string
+		wantTree []string // of dst
+		wantErr  string
+	}{
+		{"folder first, SKILL.md at the top",
+			[]entry{dir("docs/"), file("docs/guide.md", "g"), file("SKILL.md", skillMD)},
+			"", []string{"SKILL.md", "docs", "docs/guide.md"}, ""},
+		{"file in a folder first, SKILL.md at the top",
+			[]entry{file("docs/guide.md", "g"), {name: "docs/again", typ: tar.TypeLink, link: "docs/guide.md"}, file("SKILL.md", skillMD), {name: "docs/link", typ: tar.TypeSymlink, link: "guide.md"}},
+			"", []string{"SKILL.md", "docs", "docs/again", "docs/guide.md", "docs/link"}, ""},
+		{"the folder's name inside it, then the skill beside it",
+			[]entry{dir("pdf/"), dir("pdf/pdf/"), file("pdf/pdf/x", "x"), file("other/SKILL.md", skillMD), file("other/y", "y")},
+			"other", []string{"SKILL.md", "y"}, ""},
+		{"two skill folders",
+			[]entry{file("a/SKILL.md", skillMD), file("b/SKILL.md", skillMD)},
+			"", nil, "content holds 2 skill folders (a, b)"},
+		{"one folder without SKILL.md",
+			[]entry{dir("pdf/"), file("pdf/README.md", "r")},
+			"", nil, "no SKILL.md at the top of the content or in its one folder"},
+		{"one folder with SKILL.md deeper down",
+			[]entry{file("pdf/sub/SKILL.md", skillMD)},
+			"", nil, "no SKILL.md at the top of the content or in its one folder"},
+		{"symlink out of the stripped folder",
+			[]entry{file("pdf/SKILL.md", skillMD), {name: "pdf/up", typ: tar.TypeSymlink, link: "../x"}},
+			"", nil, `symlink to "../x" leaves the skill`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			parent := t.TempDir()
+			dst := filepath.Join(parent, "out")
+			st, err := Unpack(bg, bytes.NewReader(archive(t, tt.entries...)), dst, UnpackOptions{})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Unpack: %v; want an error containing %q", err, tt.wantErr)
+				}
+				if got := listTree(t, parent); len(got) != 0 {
+					t.Errorf("left behind: %q", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Root != tt.wantRoot {
+				t.Errorf("Root = %q; want %q", st.Root, tt.wantRoot)
+			}
+			if got := listTree(t, dst); !slices.Equal(got, tt.wantTree) {
+				t.Errorf("dst holds %q; want %q", got, tt.wantTree)
+			}
+			if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+				t.Errorf("beside dst: %d entries; want only out", len(entries))
+			}
+		})
+	}
+}
