@@ -30,7 +30,7 @@ const (
 	exitInvalid     = 3   // a skill is invalid: lint found errors, or SKILL.md cannot be read
 	exitNotFound    = 4   // a skill, version, tag, file or reference does not exist
 	exitNetwork     = 5   // a registry could not be reached or failed
-	exitAuth        = 6   // the registry refused the credentials
+	exitAuth        = 6   // the registry refused the credentials, or a key's passphrase is wrong
 	exitConflict    = 7   // dependency resolution failed (conflict, no matching version)
 	exitStaleLock   = 8   // --frozen: skills.lock is missing or out of date
 	exitPolicy      = 9   // trust policy violation: unsigned or untrusted signer
@@ -81,7 +81,7 @@ func exitCode(err error) int {
 		return exitNotFound
 	case errors.As(err, &hae), errors.As(err, &mde), errors.As(err, &owe):
 		return exitModified
-	case errors.Is(err, registry.ErrUnauthorized):
+	case errors.Is(err, registry.ErrUnauthorized), errors.Is(err, verify.ErrBadPassphrase):
 		return exitAuth
 	case errors.Is(err, registry.ErrNotFound):
 		return exitNotFound
@@ -126,6 +126,9 @@ func hintFor(err error) string {
 	var te *toolrun.Error
 	if errors.As(err, &te) {
 		return toolHint(te)
+	}
+	if errors.Is(err, verify.ErrBadPassphrase) {
+		return "set SKILLPM_KEY_PASSWORD to the passphrase 'skillpm key generate' was given, or unset it to be prompted"
 	}
 	if errors.Is(err, resolve.ErrNotFound) {
 		return "check the name and the registry it resolves from ('registry:' in skills.yaml, or SKILLPM_REGISTRY); 'skillpm search NAME' finds published skills"
