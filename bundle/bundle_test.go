@@ -210,4 +210,19 @@ func TestMirrorsRefusesHugeIndex(t *testing.T) {
 	if _, err := s.Mirrors(); !errors.Is(err, ErrBadBundle) || !strings.Contains(err.Error(), "byte limit") {
 		t.Errorf("Mirrors: %v; want ErrBadBundle over the byte limit", err)
 	}
+	// Open refuses the folder before anything reads the index whole.
+	if err := os.WriteFile(filepath.Join(dir, "oci-layout"), []byte(`{"imageLayoutVersion":"1.0.0"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(registry.NewClient(registry.Options{}), dir, t.TempDir()); !errors.Is(err, ErrBadBundle) || !strings.Contains(err.Error(), "byte limit") {
+		t.Errorf("Open: %v; want ErrBadBundle over the byte limit", err)
+	}
+	// A symlinked index.json is not followed.
+	os.Remove(filepath.Join(dir, "index.json"))
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "index.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(registry.NewClient(registry.Options{}), dir, t.TempDir()); !errors.Is(err, ErrBadBundle) {
+		t.Errorf("Open with index.json -> /dev/zero: %v; want ErrBadBundle", err)
+	}
 }

@@ -60,6 +60,15 @@ func Open(client *registry.Client, path, tmp string) (*Source, error) {
 		s.Close()
 		return nil, fmt.Errorf("%w: %s has no oci-layout file (make one with 'skillpm bundle -o %s')", ErrBadBundle, path, path)
 	}
+	// The layout reader loads index.json whole: bound it first, as a
+	// tarball's is bounded when it is unpacked.
+	if fi, err := os.Lstat(filepath.Join(s.Dir, "index.json")); err != nil || !fi.Mode().IsRegular() || fi.Size() > defaultTarLimits().index {
+		s.Close()
+		if err == nil && fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%w: %s: index.json is %d bytes, over the %d byte limit", ErrBadBundle, path, fi.Size(), defaultTarLimits().index)
+		}
+		return nil, fmt.Errorf("%w: %s has no index.json file", ErrBadBundle, path)
+	}
 	return s, nil
 }
 
