@@ -136,30 +136,45 @@ func (r *runner) copyOptions() oras.CopyGraphOptions {
 }
 
 // hasVetted reports whether the mirror lists a vetted attestation among
-// the referrers of desc. It reads the referrer's annotation, which is
-// enough to decide whether to attest: clients verify the signature.
-func hasVetted(ctx context.Context, dst registry.Target, desc ocispec.Descriptor) (bool, error) {
+// the referrers of desc, by signer when signer is set (a key's
+// "key:sha256:<hex>"), so that a new vetting key attests again. It reads
+// what the bundle claims, which is enough to decide whether to attest:
+// clients verify the signature.
+func hasVetted(ctx context.Context, dst registry.Target, desc ocispec.Descriptor, signer string) (bool, error) {
 	have, err := referrers(ctx, dst, desc)
 	if err != nil {
 		return false, fmt.Errorf("list referrers on the mirror: %w", err)
 	}
 	for _, h := range have {
-		if h.ArtifactType != verify.BundleMediaType {
+		if h.ArtifactType != verify.BundleMediaType || h.Size <= 0 || h.Size > maxReferrer {
 			continue
 		}
-		pt := h.Annotations[verify.AnnotationPredicateType]
-		if pt == "" {
-			// Layout folders index plain descriptors: read the manifest.
-			if data, err := content.FetchAll(ctx, dst, h); err == nil {
-				var m ocispec.Manifest
-				if json.Unmarshal(data, &m) == nil {
-					pt = m.Annotations[verify.AnnotationPredicateType]
-				}
-			}
+		if pt, ok := h.Annotations[verify.AnnotationPredicateType]; ok && pt != verify.PredicateVetted {
+			continue // a signature or provenance, as the index says
 		}
-		if pt == verify.PredicateVetted {
+		data, err := content.FetchAll(ctx, dst, h)
+		if err != nil {
+			return false, fmt.Errorf("read referrer %s on the mirror: %w", h.Digest, registry.Classify(err))
+		}
+		var m ocispec.Manifest
+		if json.Unmarshal(data, &m) != nil || m.Annotations[verify.AnnotationPredicateType] != verify.PredicateVetted || len(m.Layers) != 1 {
+			continue
+		}
+		if signer == "" {
 			return true, nil
+		}
+		if l := m.Layers[0]; l.Size > 0 && l.Size <= maxReferrer {
+			blob, err := content.FetchAll(ctx, dst, l)
+			if err != nil {
+				return false, fmt.Errorf("read referrer %s on the mirror: %w", h.Digest, registry.Classify(err))
+			}
+			if c, err := verify.Describe(blob); err == nil && c.Signer == signer {
+				return true, nil
+			}
 		}
 	}
 	return false, nil
 }
+
+// maxReferrer bounds a referrer manifest or bundle sync reads.
+const maxReferrer = 1 << 20

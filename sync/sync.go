@@ -249,7 +249,11 @@ func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, s
 			}
 			unattested := false
 			if r.attesting() {
-				has, err := hasVetted(ctx, dst, desc)
+				var by string
+				if r.opts.Attester != nil {
+					by = r.opts.Attester.Identity()
+				}
+				has, err := hasVetted(ctx, dst, desc, by)
 				if err != nil {
 					return failed(err)
 				}

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -102,6 +103,19 @@ func NewSigner(opts SignerOptions) (*Signer, error) {
 		return nil, errors.New("a signer needs a key or a certificate provider (keyless)")
 	}
 	return &Signer{opts: opts}, nil
+}
+
+// Identity is who s signs as, in Result.Signer's form: "key:sha256:<hex>"
+// for a key, "" when keyless (the certificate says, once issued).
+func (s *Signer) Identity() string {
+	if s.opts.CertificateProvider != nil || s.opts.Keypair == nil {
+		return ""
+	}
+	der, err := x509.MarshalPKIXPublicKey(s.opts.Keypair.GetPublicKey())
+	if err != nil {
+		return ""
+	}
+	return KeyID(der)
 }
 
 // KeylessOptions are the services of keyless signing. Empty URLs mean
