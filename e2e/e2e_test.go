@@ -118,6 +118,7 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			e.Setenv("LANG", "C.UTF-8")
 			e.Setenv("REGISTRY", srv.addr)
 			e.Setenv("REGISTRY_KIND", k.name)
+			e.Setenv("COSIGN", cosignBin())
 			e.Values[scriptEnvKey{}] = &scriptEnv{kind: k, bin: bin, tb: tb, extras: map[string]*server{}}
 			e.Values[faultProxiesKey{}] = &sync.Map{}
 			return nil
@@ -135,6 +136,13 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			}
 			if cond == "ci" {
 				return inCI(), nil
+			}
+			if cond == "cosign" {
+				// Under CI a missing cosign fails the script: no silent skips.
+				if cosignBin() == "" && inCI() {
+					return false, fmt.Errorf("cosign is required when CI is set: run scripts/test, which builds it, or set SKILLPM_COSIGN_BIN")
+				}
+				return cosignBin() != "", nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

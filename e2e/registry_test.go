@@ -27,13 +27,33 @@ type registryKind struct {
 }
 
 // kinds returns the registries every script runs against.
-func kinds() []registryKind {
+// toolsDir is where scripts/test keeps the pinned tools it builds.
+func toolsDir() string {
 	tools := os.Getenv("SKILLPM_TOOLS")
 	if tools == "" {
 		if home, err := os.UserHomeDir(); err == nil {
 			tools = filepath.Join(home, ".cache", "skillpm-tools")
 		}
 	}
+	return tools
+}
+
+// cosignBin returns the cosign binary scripts run as $COSIGN: the
+// pinned build scripts/test makes ($SKILLPM_COSIGN_BIN), or "" when
+// there is none.
+func cosignBin() string {
+	bin := os.Getenv("SKILLPM_COSIGN_BIN")
+	if bin == "" {
+		bin = filepath.Join(toolsDir(), "bin", "cosign")
+	}
+	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return bin
+	}
+	return ""
+}
+
+func kinds() []registryKind {
+	tools := toolsDir()
 	return []registryKind{
 		{
 			name:   "distribution",
