@@ -217,11 +217,10 @@ func scan(lower []byte, terms []string) []candidate {
 	anchor := bterms[ai]
 	var out []candidate
 	for off := 0; off < len(lower); {
-		i := bytes.Index(lower[off:], anchor)
-		if i < 0 {
+		at := indexRare(lower, off, anchor)
+		if at < 0 {
 			break
 		}
-		at := off + i
 		start := bytes.LastIndexByte(lower[:at], '\n') + 1
 		end := bytes.IndexByte(lower[at:], '\n')
 		if end < 0 {
@@ -251,6 +250,51 @@ func scan(lower []byte, terms []string) []candidate {
 	}
 	return out
 }
+
+// indexRare returns the index of the first match of term in text at or
+// after off, or -1. It looks for the term's rarest byte with IndexByte
+// (vectorised) and checks the term around each hit: bytes.Index keys on
+// the first byte, and the first byte of "skill-0042" is on every line.
+func indexRare(text []byte, off int, term []byte) int {
+	if len(term) == 0 {
+		return -1
+	}
+	r := 0
+	for i := range term {
+		if byteRank[term[i]] < byteRank[term[r]] {
+			r = i
+		}
+	}
+	c := term[r]
+	for pos := off + r; pos < len(text); {
+		i := bytes.IndexByte(text[pos:], c)
+		if i < 0 {
+			return -1
+		}
+		at := pos + i - r
+		if bytes.HasPrefix(text[at:], term) {
+			return at
+		}
+		pos += i + 1
+	}
+	return -1
+}
+
+// byteRank orders bytes by how common they are in skill names and
+// descriptions, most common highest: lowercase letters in English
+// frequency order, then space, digits and the separators of names. Bytes
+// not listed (rank 0) count as rarest.
+var byteRank = func() (r [256]uint8) {
+	for i, c := range []byte("zqxjkvbpygfwmucldrhsnioate") { // rarest first
+		r[c] = uint8(40 + i)
+	}
+	for _, c := range []byte("0123456789") {
+		r[c] = 45 // about as common as 'k' or 'v'
+	}
+	r['-'], r['_'], r['.'], r['/'] = 50, 44, 44, 48
+	r[' '], r['\t'] = 90, 80
+	return r
+}()
 
 // fieldCount is the number of tab-separated fields of a search line.
 const fieldCount = 7

@@ -1,9 +1,11 @@
 package index
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,6 +97,33 @@ func benchSearch(b *testing.B, query string) {
 	for b.Loop() {
 		if hits, err := Search(path, query, 20); err != nil || len(hits) == 0 {
 			b.Fatalf("hits %d, err %v", len(hits), err)
+		}
+	}
+}
+
+// TestIndexRare checks indexRare against bytes.Index on random text over
+// a small alphabet (so that terms occur often, overlapping and at the
+// edges), from every offset.
+func TestIndexRare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const alphabet = "ab-9k \n"
+	for range 2000 {
+		text := make([]byte, rng.IntN(60))
+		for i := range text {
+			text[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		term := make([]byte, 1+rng.IntN(4))
+		for i := range term {
+			term[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		for off := 0; off <= len(text); off++ {
+			want := bytes.Index(text[off:], term)
+			if want >= 0 {
+				want += off
+			}
+			if got := indexRare(text, off, term); got != want {
+				t.Fatalf("indexRare(%q, %d, %q) = %d; want %d", text, off, term, got, want)
+			}
 		}
 	}
 }
