@@ -36,7 +36,7 @@ import (
 // whole process, the in-process registry included.
 func BenchmarkRegistry100(b *testing.B) {
 	srv := regtest.New(b)
-	work := b.TempDir()
+	work := benchDir(b)
 	const n = 100
 	refs := make([]Reference, n)
 	var total int64
@@ -108,12 +108,12 @@ func BenchmarkRegistry100(b *testing.B) {
 	for i := range b.N {
 		measure("GET one at a time", func() { httpGets(b, urls, 1) })
 		measure(fmt.Sprintf("GET %d in parallel (floor)", pub.Concurrency()), func() { httpGets(b, urls, pub.Concurrency()) })
-		cache, err := OpenCache(filepath.Join(b.TempDir(), "cache"))
+		cache, err := OpenCache(filepath.Join(benchDir(b), "cache"))
 		if err != nil {
 			b.Fatal(err)
 		}
 		c := NewClient(Options{PlainHTTPHosts: []string{srv.Host}, Cache: cache})
-		out := b.TempDir()
+		out := benchDir(b)
 		pullAll := func(tag string) {
 			reqs := make([]PullRequest, n)
 			for j, r := range refs {
