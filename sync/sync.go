@@ -243,61 +243,7 @@ func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, s
 			it.Reason = fmt.Sprintf("upstream moved published tag %s from %s (on the mirror) to %s; a published version must not change", t.tag, have.Digest, desc.Digest)
 			return it
 		case err == nil:
-			missing, err := missingReferrers(ctx, dst, desc, refs)
-			if err != nil {
-				return failed(err)
-			}
-			unattested := false
-			if r.attesting() {
-				var by string
-				if r.opts.Attester != nil {
-					by = r.opts.Attester.Identity()
-				}
-				has, err := hasVetted(ctx, dst, desc, by)
-				if err != nil {
-					return failed(err)
-				}
-				unattested = !has
-			}
-			if len(missing) == 0 && !unattested {
-				it.Action, it.Reason = ActionSkipped, "up to date"
-				return it
-			}
-			var why []string
-			if len(missing) > 0 {
-				// Vetted when it was copied; only referrers are missing.
-				why = append(why, fmt.Sprintf("%d missing referrers", len(missing)))
-			}
-			if unattested {
-				// Copied before this mirror attested: vet it again before
-				// vouching for it.
-				signer, rej, err := r.vetVersion(ctx, src, srcRef.WithDigest(desc.Digest), desc, refs)
-				if err != nil {
-					return failed(err)
-				}
-				if rej != nil {
-					it.Action, it.Check = ActionRejected, rej.Check
-					it.Reason = "on the mirror without a vetted attestation, and now fails vetting: " + rej.Reason
-					return it
-				}
-				it.Signer, it.Attested = signer, true
-				why = append(why, "vetted attestation added")
-			}
-			it.Action, it.Reason = ActionCopied, strings.Join(why, "; ")
-			if r.opts.DryRun {
-				it.Action = ActionPlanned
-				return it
-			}
-			var att *registry.Referrer
-			if unattested {
-				if att, err = r.attestation(ctx, srcRef, m.ref, desc, it.Signer); err != nil {
-					return failed(err)
-				}
-			}
-			if err := r.copy(ctx, src, dst, m.ref, desc, t.tag, refs, att); err != nil {
-				return failed(err)
-			}
-			return it
+			return r.syncPresent(ctx, src, dst, m, srcRef, desc, t.tag, refs, it)
 		case !errors.Is(err, registry.ErrNotFound):
 			return failed(fmt.Errorf("resolve %s on the mirror: %w", t.tag, err))
 		}
@@ -357,6 +303,71 @@ func (r *runner) attestation(ctx context.Context, srcRef, dstRef registry.Refere
 	}
 	ref := a.Referrer(v.VettedAt)
 	return &ref, nil
+}
+
+// syncPresent completes a version the mirror already has: the upstream
+// referrers it lacks and, when attesting, the mirror's own vetted
+// attestation (vetting the version again first).
+func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *dstRepo, srcRef registry.Reference, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, it Item) Item {
+	failed := func(err error) Item {
+		it.Action, it.Reason, it.err = ActionFailed, err.Error(), err
+		return it
+	}
+	missing, err := missingReferrers(ctx, dst, desc, refs)
+	if err != nil {
+		return failed(err)
+	}
+	unattested := false
+	if r.attesting() {
+		var by string
+		if r.opts.Attester != nil {
+			by = r.opts.Attester.Identity()
+		}
+		has, err := hasVetted(ctx, dst, desc, by)
+		if err != nil {
+			return failed(err)
+		}
+		unattested = !has
+	}
+	if len(missing) == 0 && !unattested {
+		it.Action, it.Reason = ActionSkipped, "up to date"
+		return it
+	}
+	var why []string
+	if len(missing) > 0 {
+		// Vetted when it was copied; only referrers are missing.
+		why = append(why, fmt.Sprintf("%d missing referrers", len(missing)))
+	}
+	if unattested {
+		// Copied before this mirror attested (or attested by another
+		// key): vet it again before vouching for it.
+		signer, rej, err := r.vetVersion(ctx, src, srcRef.WithDigest(desc.Digest), desc, refs)
+		if err != nil {
+			return failed(err)
+		}
+		if rej != nil {
+			it.Action, it.Check = ActionRejected, rej.Check
+			it.Reason = "on the mirror without a vetted attestation, and now fails vetting: " + rej.Reason
+			return it
+		}
+		it.Signer, it.Attested = signer, true
+		why = append(why, "vetted attestation added")
+	}
+	it.Action, it.Reason = ActionCopied, strings.Join(why, "; ")
+	if r.opts.DryRun {
+		it.Action = ActionPlanned
+		return it
+	}
+	var att *registry.Referrer
+	if unattested {
+		if att, err = r.attestation(ctx, srcRef, m.ref, desc, it.Signer); err != nil {
+			return failed(err)
+		}
+	}
+	if err := r.copy(ctx, src, dst, m.ref, desc, tag, refs, att); err != nil {
+		return failed(err)
+	}
+	return it
 }
 
 // vetVersion pulls the version into a temporary folder and vets it. A
