@@ -3,6 +3,7 @@ package sync
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -135,18 +136,24 @@ func (r *runner) copyOptions() oras.CopyGraphOptions {
 	}
 }
 
-// hasVetted reports whether the mirror lists a vetted attestation among
-// the referrers of desc, by signer when signer is set (a key's
-// "key:sha256:<hex>"), so that a new vetting key attests again. It reads
-// what the bundle claims, which is enough to decide whether to attest:
-// clients verify the signature.
-func hasVetted(ctx context.Context, dst registry.Target, desc ocispec.Descriptor, signer string) (bool, error) {
+// hasVetted reports whether the mirror holds a vetted attestation of
+// its own for desc: one attached on the mirror, not copied from upstream
+// (whose referrers are upstream), and, when the vetting key pub is
+// known, one that verifies with it, so that a new vetting key attests
+// again and a forged claim counts for nothing. With pub nil (keyless:
+// the identity a certificate will carry is not known before signing)
+// any vetted attestation the mirror attached counts.
+func hasVetted(ctx context.Context, dst registry.Target, desc ocispec.Descriptor, upstream []ocispec.Descriptor, pub crypto.PublicKey) (bool, error) {
 	have, err := referrers(ctx, dst, desc)
 	if err != nil {
 		return false, fmt.Errorf("list referrers on the mirror: %w", err)
 	}
+	copied := map[string]bool{}
+	for _, u := range upstream {
+		copied[u.Digest.String()] = true
+	}
 	for _, h := range have {
-		if h.ArtifactType != verify.BundleMediaType || h.Size <= 0 || h.Size > maxReferrer {
+		if copied[h.Digest.String()] || h.ArtifactType != verify.BundleMediaType || h.Size <= 0 || h.Size > maxReferrer {
 			continue
 		}
 		if pt, ok := h.Annotations[verify.AnnotationPredicateType]; ok && pt != verify.PredicateVetted {
@@ -160,7 +167,7 @@ func hasVetted(ctx context.Context, dst registry.Target, desc ocispec.Descriptor
 		if json.Unmarshal(data, &m) != nil || m.Annotations[verify.AnnotationPredicateType] != verify.PredicateVetted || len(m.Layers) != 1 {
 			continue
 		}
-		if signer == "" {
+		if pub == nil {
 			return true, nil
 		}
 		if l := m.Layers[0]; l.Size > 0 && l.Size <= maxReferrer {
@@ -168,7 +175,7 @@ func hasVetted(ctx context.Context, dst registry.Target, desc ocispec.Descriptor
 			if err != nil {
 				return false, fmt.Errorf("read referrer %s on the mirror: %w", h.Digest, registry.Classify(err))
 			}
-			if c, err := verify.Describe(blob); err == nil && c.Signer == signer {
+			if verify.SignedWith(pub, blob, desc.Digest, verify.PredicateVetted) {
 				return true, nil
 			}
 		}

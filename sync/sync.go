@@ -2,6 +2,7 @@ package sync
 
 import (
 	"context"
+	"crypto"
 	"errors"
 	"fmt"
 	"io"
@@ -53,6 +54,10 @@ type Options struct {
 	// version already on the mirror without one is vetted again first.
 	// A dry run with Config.Attest set plans attestations without one.
 	Attester *verify.Signer
+	// AttestKey is the public key of a key-based Attester, for a dry run
+	// (which opens no private key) to tell which of the mirror's vetted
+	// attestations that key signed. An Attester's own key wins.
+	AttestKey crypto.PublicKey
 	// Retries is how many more times a copy that failed on the network
 	// (a reset upload, a registry error after the transport's own
 	// retries) is attempted; what was copied is kept. If less than 0,
@@ -142,6 +147,9 @@ type runner struct {
 	// retries: the rest of the run fails fast instead of waiting on a
 	// registry that is gone.
 	down atomic.Pointer[error]
+	// attached holds the digests of the vetted attestations pushed, so
+	// that a retried copy counts its upload once.
+	attached gosync.Map
 }
 
 // syncRepo syncs the selected versions of one repository, lowest first.
@@ -257,9 +265,9 @@ func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, s
 		it.Action, it.Check, it.Reason = ActionRejected, rej.Check, rej.Reason
 		return it
 	}
-	it.Signer, it.Attested = signer, r.attesting()
+	it.Signer = signer
 	if r.opts.DryRun {
-		it.Action = ActionPlanned
+		it.Action, it.Attested = ActionPlanned, r.attesting()
 		return it
 	}
 	var att *registry.Referrer
@@ -272,11 +280,20 @@ func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, s
 	if err != nil {
 		return failed(err)
 	}
-	if err := r.copy(ctx, src, dst, m.ref, desc, t.tag, refs, att); err != nil {
+	if err := r.copy(ctx, src, dst, desc, t.tag, refs, att); err != nil {
 		return failed(err)
 	}
-	it.Action = ActionCopied
+	it.Action, it.Attested = ActionCopied, att != nil
 	return it
+}
+
+// attestKey is the vetting key's public key, or nil when keyless or not
+// known.
+func (r *runner) attestKey() crypto.PublicKey {
+	if r.opts.Attester != nil {
+		return r.opts.Attester.PublicKey()
+	}
+	return r.opts.AttestKey
 }
 
 // attesting reports whether the run adds vetted attestations.
@@ -319,11 +336,7 @@ func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *d
 	}
 	unattested := false
 	if r.attesting() {
-		var by string
-		if r.opts.Attester != nil {
-			by = r.opts.Attester.Identity()
-		}
-		has, err := hasVetted(ctx, dst, desc, by)
+		has, err := hasVetted(ctx, dst, desc, refs, r.attestKey())
 		if err != nil {
 			return failed(err)
 		}
@@ -350,12 +363,12 @@ func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *d
 			it.Reason = "on the mirror without a vetted attestation, and now fails vetting: " + rej.Reason
 			return it
 		}
-		it.Signer, it.Attested = signer, true
+		it.Signer = signer
 		why = append(why, "vetted attestation added")
 	}
 	it.Action, it.Reason = ActionCopied, strings.Join(why, "; ")
 	if r.opts.DryRun {
-		it.Action = ActionPlanned
+		it.Action, it.Attested = ActionPlanned, unattested
 		return it
 	}
 	var att *registry.Referrer
@@ -364,9 +377,10 @@ func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *d
 			return failed(err)
 		}
 	}
-	if err := r.copy(ctx, src, dst, m.ref, desc, tag, refs, att); err != nil {
+	if err := r.copy(ctx, src, dst, desc, tag, refs, att); err != nil {
 		return failed(err)
 	}
+	it.Attested = unattested
 	return it
 }
 
@@ -410,14 +424,14 @@ func (r *runner) vetVersion(ctx context.Context, src registry.Target, ref regist
 // the previous ones copied.
 // The mirror's vetted attestation att, when set, is attached before the
 // tag, so that no client requiring it ever sees the tag without it.
-func (r *runner) copy(ctx context.Context, src, dst registry.Target, dstRef registry.Reference, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, att *registry.Referrer) error {
+func (r *runner) copy(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, att *registry.Referrer) error {
 	retries := r.opts.Retries
 	if retries == 0 {
 		retries = 3
 	}
 	wait := 200 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		err := r.copyOnce(ctx, src, dst, dstRef, desc, tag, refs, att)
+		err := r.copyOnce(ctx, src, dst, desc, tag, refs, att)
 		if err == nil || !errors.Is(err, registry.ErrNetwork) {
 			return err
 		}
@@ -434,7 +448,7 @@ func (r *runner) copy(ctx context.Context, src, dst registry.Target, dstRef regi
 	}
 }
 
-func (r *runner) copyOnce(ctx context.Context, src, dst registry.Target, dstRef registry.Reference, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, att *registry.Referrer) error {
+func (r *runner) copyOnce(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, att *registry.Referrer) error {
 	opts := r.copyOptions()
 	if err := copyGraph(ctx, src, dst, desc, opts); err != nil {
 		return fmt.Errorf("copy %s: %w", desc.Digest, registry.Classify(err))
@@ -451,13 +465,18 @@ func (r *runner) copyOnce(ctx context.Context, src, dst registry.Target, dstRef 
 		}
 	}
 	if att != nil {
-		// Attach is idempotent: the same bytes make the same referrer.
-		if _, err := r.opts.Client.Attach(ctx, dstRef.WithDigest(desc.Digest), *att); err != nil {
-			return fmt.Errorf("attach the vetted attestation: %w", registry.Classify(err))
+		// Through dst itself, so that a layout's index.json, which dst
+		// writes when tagging, lists it. The same bytes make the same
+		// referrer, so a retry pushes nothing twice.
+		m, err := registry.AttachTo(ctx, dst, desc.Digest.String(), *att)
+		if err != nil {
+			return fmt.Errorf("attach the vetted attestation: %w", err)
 		}
-		r.blobs.Add(1)
-		r.manifests.Add(1)
-		r.bytes.Add(int64(len(att.Blob)))
+		if _, again := r.attached.LoadOrStore(m.Digest, true); !again {
+			r.blobs.Add(1)
+			r.manifests.Add(1)
+			r.bytes.Add(int64(len(att.Blob)) + m.Size)
+		}
 	}
 	if err := dst.Tag(ctx, desc, tag); err != nil {
 		return fmt.Errorf("tag %s: %w", tag, registry.Classify(err))

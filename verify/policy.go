@@ -107,6 +107,11 @@ func ParsePolicy(path string, data []byte) (*Policy, error) {
 	}
 	var root yaml.Node
 	_ = yaml.Unmarshal(data, &root)
+	if line, key := emptyRuleBlock(&root); key != "" {
+		// Decoded, an empty block is no block: "vetted:" with its keys
+		// mis-indented would demand nothing, without a word.
+		return nil, &policyFileError{file: name, line: line, msg: fmt.Sprintf("%s: has no value; give it keys: or identities: (or remove it)", key)}
+	}
 	lines := ruleLines(&root)
 	for i := range p.Rules {
 		if i < len(lines) {
@@ -135,6 +140,29 @@ func ruleLines(root *yaml.Node) []int {
 		}
 	}
 	return nil
+}
+
+// emptyRuleBlock finds a rule's vetted: or provenance: key with no value
+// and returns its line and name.
+func emptyRuleBlock(root *yaml.Node) (int, string) {
+	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
+		return 0, ""
+	}
+	m := root.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value != "rules" {
+			continue
+		}
+		for _, rule := range m.Content[i+1].Content {
+			for j := 0; j+1 < len(rule.Content); j += 2 {
+				k, v := rule.Content[j], rule.Content[j+1]
+				if (k.Value == "vetted" || k.Value == "provenance") && v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+					return k.Line, k.Value
+				}
+			}
+		}
+	}
+	return 0, ""
 }
 
 // policyFileError is a policy file that cannot be used, by file and line.

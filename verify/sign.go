@@ -2,7 +2,7 @@ package verify
 
 import (
 	"context"
-	"crypto/x509"
+	"crypto"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,17 +105,23 @@ func NewSigner(opts SignerOptions) (*Signer, error) {
 	return &Signer{opts: opts}, nil
 }
 
-// Identity is who s signs as, in Result.Signer's form: "key:sha256:<hex>"
-// for a key, "" when keyless (the certificate says, once issued).
-func (s *Signer) Identity() string {
+// PublicKey is the key s signs with, or nil when s is keyless.
+func (s *Signer) PublicKey() crypto.PublicKey {
 	if s.opts.CertificateProvider != nil || s.opts.Keypair == nil {
-		return ""
+		return nil
 	}
-	der, err := x509.MarshalPKIXPublicKey(s.opts.Keypair.GetPublicKey())
+	return s.opts.Keypair.GetPublicKey()
+}
+
+// SignedWith reports whether bundle is a statement of predicateType
+// about d alone, signed with the key pub.
+func SignedWith(pub crypto.PublicKey, bundle []byte, d digest.Digest, predicateType string) bool {
+	kv, err := newKeyVerifier(pub)
 	if err != nil {
-		return ""
+		return false
 	}
-	return KeyID(der)
+	stmt, err := kv.verify(d, bundle)
+	return err == nil && stmt.PredicateType == predicateType
 }
 
 // KeylessOptions are the services of keyless signing. Empty URLs mean

@@ -114,25 +114,67 @@ func NewVerifier(p *Policy, o Options) (*Verifier, error) {
 	}
 	for _, r := range rules {
 		for _, k := range r.keys {
-			sv, err := signature.LoadVerifier(k, crypto.SHA256)
+			kv, err := newKeyVerifier(k)
 			if err != nil {
 				return nil, err
 			}
-			m := root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) {
-				return root.NewExpiringKey(sv, time.Time{}, time.Time{}), nil
-			})
-			kv, err := sgverify.NewVerifier(m, sgverify.WithNoObserverTimestamps())
-			if err != nil {
-				return nil, err
-			}
-			der, err := x509.MarshalPKIXPublicKey(k)
-			if err != nil {
-				return nil, err
-			}
-			v.keys[r] = append(v.keys[r], keyVerifier{id: KeyID(der), v: kv})
+			v.keys[r] = append(v.keys[r], kv)
 		}
 	}
 	return v, nil
+}
+
+// newKeyVerifier verifies bundles signed with the key pub (offline: no
+// transparency log or timestamps).
+func newKeyVerifier(pub crypto.PublicKey) (keyVerifier, error) {
+	sv, err := signature.LoadVerifier(pub, crypto.SHA256)
+	if err != nil {
+		return keyVerifier{}, err
+	}
+	m := root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) {
+		return root.NewExpiringKey(sv, time.Time{}, time.Time{}), nil
+	})
+	kv, err := sgverify.NewVerifier(m, sgverify.WithNoObserverTimestamps())
+	if err != nil {
+		return keyVerifier{}, err
+	}
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		return keyVerifier{}, err
+	}
+	return keyVerifier{id: KeyID(der), v: kv}, nil
+}
+
+// verify checks that the bundle data is signed with k's key over d and
+// returns its statement.
+func (k keyVerifier) verify(d digest.Digest, data []byte) (*Statement, error) {
+	b, artifact, err := parseBundle(d, data)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := k.v.Verify(b, sgverify.NewPolicy(artifact, sgverify.WithKey())); err != nil {
+		return nil, err
+	}
+	return statementOf(b, d)
+}
+
+// parseBundle decodes a DSSE bundle about the sha256 manifest digest d.
+func parseBundle(d digest.Digest, data []byte) (*bundle.Bundle, sgverify.ArtifactPolicyOption, error) {
+	if len(data) > maxBundle {
+		return nil, nil, fmt.Errorf("bundle of %d bytes is over the %d byte limit", len(data), maxBundle)
+	}
+	var b bundle.Bundle
+	if err := b.UnmarshalJSON(data); err != nil {
+		return nil, nil, fmt.Errorf("corrupt bundle: %v", err)
+	}
+	if b.GetDsseEnvelope() == nil {
+		return nil, nil, errors.New("bundle holds no DSSE in-toto statement")
+	}
+	raw, err := hex.DecodeString(d.Encoded())
+	if err != nil || d.Algorithm() != digest.SHA256 {
+		return nil, nil, fmt.Errorf("manifest digest %q is not sha256", d)
+	}
+	return &b, sgverify.WithArtifactDigest("sha256", raw), nil
 }
 
 // Policy returns the policy v applies.
@@ -190,10 +232,16 @@ func (v *Verifier) Verify(repo string, d digest.Digest, envs []Envelope) (*Resul
 		if e.Err == nil && r.Vetted != nil && (err != nil || stmt.PredicateType == PredicateVetted) {
 			// Vetters are trusted for vetted attestations only, and only
 			// vetters are trusted for them.
-			if done, verr := v.vetted(r, d, e.Bundle, res); done {
+			done, verr := v.vetted(r, d, e.Bundle, res)
+			switch {
+			case done:
 				continue
-			} else if err == nil {
+			case err == nil:
 				err = fmt.Errorf("vetted attestation from %s, which the policy does not trust to vet (%v)", signer, verr)
+			case len(r.keys) == 0 && len(r.Identities) == 0:
+				err = verr // the rule trusts vetters only: theirs is the reason
+			default:
+				err = fmt.Errorf("%v; as a vetted attestation: %v", err, verr)
 			}
 		}
 		if err != nil {
@@ -272,21 +320,14 @@ const maxBundle = 1 << 20
 // verifyOne verifies one bundle over d with r's keys and identities and
 // returns the signer and the verified statement.
 func (v *Verifier) verifyOne(r *Rule, d digest.Digest, data []byte) (string, *Statement, error) {
-	if len(data) > maxBundle {
-		return "", nil, fmt.Errorf("bundle of %d bytes is over the %d byte limit", len(data), maxBundle)
+	if r == nil {
+		// A Policy built in code, not by ParsePolicy: fail closed.
+		return "", nil, errors.New("the policy was not validated (use ParsePolicy)")
 	}
-	var b bundle.Bundle
-	if err := b.UnmarshalJSON(data); err != nil {
-		return "", nil, fmt.Errorf("corrupt bundle: %v", err)
+	b, artifact, err := parseBundle(d, data)
+	if err != nil {
+		return "", nil, err
 	}
-	if b.GetDsseEnvelope() == nil {
-		return "", nil, errors.New("bundle holds no DSSE in-toto statement")
-	}
-	raw, err := hex.DecodeString(d.Encoded())
-	if err != nil || d.Algorithm() != digest.SHA256 {
-		return "", nil, fmt.Errorf("manifest digest %q is not sha256", d)
-	}
-	artifact := sgverify.WithArtifactDigest("sha256", raw)
 	vc, err := b.VerificationContent()
 	if err != nil {
 		return "", nil, err
@@ -297,12 +338,12 @@ func (v *Verifier) verifyOne(r *Rule, d digest.Digest, data []byte) (string, *St
 			return "", nil, errors.New("signed with a key, and the policy trusts no keys here")
 		}
 		for _, k := range v.keys[r] {
-			if _, err := k.v.Verify(&b, sgverify.NewPolicy(artifact, sgverify.WithKey())); err != nil {
+			stmt, err := k.verify(d, data)
+			if err != nil {
 				errs = append(errs, err.Error())
 				continue
 			}
-			stmt, err := statementOf(&b, d)
-			return k.id, stmt, err
+			return k.id, stmt, nil
 		}
 		return "", nil, fmt.Errorf("no trusted key verifies it: %s", strings.Join(dedupe(errs), "; "))
 	}
@@ -321,11 +362,11 @@ func (v *Verifier) verifyOne(r *Rule, d digest.Digest, data []byte) (string, *St
 		}
 		opts = append(opts, sgverify.WithCertificateIdentity(ci))
 	}
-	out, err := kv.Verify(&b, sgverify.NewPolicy(artifact, opts...))
+	out, err := kv.Verify(b, sgverify.NewPolicy(artifact, opts...))
 	if err != nil {
 		return "", nil, err
 	}
-	stmt, err := statementOf(&b, d)
+	stmt, err := statementOf(b, d)
 	signer := ""
 	if out.Signature != nil && out.Signature.Certificate != nil {
 		c := out.Signature.Certificate
@@ -344,12 +385,13 @@ func statementOf(b *bundle.Bundle, d digest.Digest) (*Statement, error) {
 	if s.Type != StatementType {
 		return nil, fmt.Errorf("statement type %q is not in-toto v1", s.Type)
 	}
-	for _, sub := range s.Subject {
-		if sub.Digest["sha256"] == d.Encoded() {
-			return &s, nil
-		}
+	if len(s.Subject) != 1 {
+		return nil, fmt.Errorf("statement has %d subjects; a skill's is about its manifest alone", len(s.Subject))
 	}
-	return nil, fmt.Errorf("statement is not about %s", d)
+	if s.Subject[0].Digest["sha256"] != d.Encoded() {
+		return nil, fmt.Errorf("statement is not about %s", d)
+	}
+	return &s, nil
 }
 
 func short(d digest.Digest) string {

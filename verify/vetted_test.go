@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -8,6 +9,9 @@ import (
 	"time"
 
 	"github.com/opencontainers/go-digest"
+	"github.com/sigstore/sigstore-go/pkg/sign"
+	"github.com/sigstore/sigstore-go/pkg/testing/ca"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // TestVerifyVetted covers rules that demand a vetted attestation: only a
@@ -101,6 +105,9 @@ func TestPolicyVettedErrors(t *testing.T) {
 		{"missing key", "version: 1\nrules:\n  - prefix: a.example\n    vetted:\n      keys: [nope.pub]\n", ":3: vetted key nope.pub"},
 		{"bad identity", "version: 1\nrules:\n  - prefix: a.example\n    vetted:\n      identities: [{issuer: x}]\n", ":3: vetted identity 1 needs"},
 		{"signed with no signers", "version: 1\nrules:\n  - prefix: a.example\n    require: signed\n    vetted:\n      identities: [{issuer: x, subject: y}]\n", "requires signatures but trusts no keys"},
+		{"empty vetted", "version: 1\nrules:\n  - prefix: a.example\n    keys: []\n    vetted:\n", ":5: vetted: has no value"},
+		{"vetted keys mis-indented", "version: 1\nrules:\n  - prefix: a.example\n    vetted:\n    keys: [a.pub]\n", ":4: vetted: has no value"},
+		{"empty provenance", "version: 1\nrules:\n  - prefix: a.example\n    provenance: ~\n", ":4: provenance: has no value"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParsePolicy(dir+"/trust.yaml", []byte(tc.body))
@@ -108,5 +115,91 @@ func TestPolicyVettedErrors(t *testing.T) {
 				t.Errorf("ParsePolicy: %v; want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// multiSubjectSign signs one statement about every digest of ds.
+func multiSubjectSign(t *testing.T, kp *Keypair, ds []digest.Digest, pt string, pred any) []byte {
+	t.Helper()
+	raw, err := json.Marshal(pred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := Statement{Type: StatementType, PredicateType: pt, Predicate: raw}
+	for _, d := range ds {
+		st.Subject = append(st.Subject, Subject{Name: "x", Digest: map[string]string{"sha256": d.Encoded()}})
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := sign.Bundle(&sign.DSSEData{Data: data, PayloadType: PayloadType}, kp, sign.BundleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := protojson.Marshal(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A statement about several manifests vouches for none of them: a skill's
+// is about its manifest alone.
+func TestVerifyOneSubjectOnly(t *testing.T) {
+	dir := t.TempDir()
+	mirror, _ := testKey(t, dir, "mirror")
+	author, _ := testKey(t, dir, "author")
+	v, err := NewVerifier(writePolicy(t, dir, "version: 1\nrules:\n  - prefix: \"*\"\n    keys: [author.pub]\n    vetted:\n      keys: [mirror.pub]\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, other := digest.FromString("manifest"), digest.FromString("other")
+	vt := &Vetting{Upstream: "u", Mirror: "m", VettedAt: time.Unix(1700000000, 0).UTC()}
+	envs := []Envelope{
+		{Referrer: digest.FromString("1"), Bundle: multiSubjectSign(t, author, []digest.Digest{other, d}, PredicateSign, nil)},
+		{Referrer: digest.FromString("2"), Bundle: multiSubjectSign(t, mirror, []digest.Digest{other, d}, PredicateVetted, vt)},
+	}
+	res, err := v.Verify("r.example/x", d, envs)
+	if err == nil || res.Signer != "" || res.Vetting != nil {
+		t.Errorf("statements about [other, d] verified for d: signer %q, vetting %v, err %v", res.Signer, res.Vetting, err)
+	}
+	if err != nil && !strings.Contains(err.Error(), "2 subjects") {
+		t.Errorf("err = %v; want it to say the statements have 2 subjects", err)
+	}
+}
+
+// Under a rule that trusts vetters only, a refused vetted bundle says why
+// it failed as a vetted attestation.
+func TestVerifyVettedOnlyReason(t *testing.T) {
+	dir := t.TempDir()
+	mirror, _ := testKey(t, dir, "mirror")
+	v, err := NewVerifier(writePolicy(t, dir, "version: 1\nrules:\n  - prefix: \"*\"\n    vetted:\n      keys: [mirror.pub]\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := digest.FromString("m")
+	b := keySign(t, mirror, d, PredicateVetted, map[string]string{"upstream": "u"}) // no mirror, no time
+	_, err = v.Verify("r.example/x", d, []Envelope{{Referrer: digest.FromString("1"), Bundle: b}})
+	if err == nil || !strings.Contains(err.Error(), "names no mirror or time") {
+		t.Errorf("err = %v; want the vetted predicate's fault named", err)
+	}
+}
+
+// A Policy built in code, never validated, fails closed instead of
+// panicking on a vetted rule.
+func TestVerifyUnvalidatedVettedRule(t *testing.T) {
+	vs, err := ca.NewVirtualSigstore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := &Policy{Version: 1, Rules: []Rule{{Prefix: "*", Require: RequireNone, Vetted: &VettedRule{Identities: []Identity{{Issuer: issuer, Subject: identity}}}}}}
+	v, err := NewVerifier(pol, Options{TrustedMaterial: vs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := digest.FromString("m")
+	if _, err := v.Verify("r.example/x", d, []Envelope{{Referrer: d, Bundle: keylessSign(t, vs, identity, issuer, d, time.Minute)}}); !errors.Is(err, ErrPolicy) {
+		t.Errorf("Verify with an unvalidated vetted rule: %v; want a policy error", err)
 	}
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"strings"
+
 	"github.com/urfave/cli/v2"
 
 	skillsync "github.com/skillpm/skillpm/sync"
@@ -48,11 +51,17 @@ sync.yaml:
     key: vetting.key                     # passphrase: SKILLPM_KEY_PASSWORD
     # keyless: true                      # or a Fulcio certificate (CI)
 
-Clients then require the mirror's vetting in their trust policy:
+Clients then require the mirror's vetting in their trust policy, under
+the prefix their skills.lock names (the upstream one when they read
+through mirrors: in their config, else the mirror's):
   rules:
-    - prefix: registry.internal/acme-skills
+    - prefix: ghcr.io/acme/skills
       vetted:
         keys: [vetting.pub]
+
+A dry run signs nothing and opens no private key; it reads the public key
+'skillpm key generate' wrote beside attest.key (vetting.pub) to tell which
+of the mirror's vetted attestations are that key's.
 
 Examples:
   skillpm sync --from ghcr.io/acme/skills --to registry.internal/acme-skills
@@ -104,10 +113,18 @@ Examples:
 				cfg.Attest = &skillsync.AttestConfig{Key: key, Keyless: keyless}
 			}
 			// A dry run plans the attestations from cfg.Attest; it signs
-			// nothing, so it asks for no passphrase.
+			// nothing, so it asks for no passphrase. The public key
+			// 'skillpm key generate' wrote beside the private one tells it
+			// which of the mirror's attestations that key signed.
 			if a := cfg.Attest; a != nil && !opts.DryRun {
 				if opts.Attester, err = signerFor(e, c, a.Key, a.Keyless, "--attest-key", "--attest-keyless"); err != nil {
 					return err
+				}
+			} else if a != nil && a.Key != "" {
+				if data, err := os.ReadFile(strings.TrimSuffix(a.Key, ".key") + ".pub"); err == nil {
+					if pub, err := verify.ParsePublicKey(data); err == nil {
+						opts.AttestKey = pub
+					}
 				}
 			}
 			if e.debug {
