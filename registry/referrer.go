@@ -42,14 +42,26 @@ func (c *Client) Attach(ctx context.Context, subject Reference, r Referrer) (oci
 	if err != nil {
 		return ocispec.Descriptor{}, err
 	}
-	sdesc, err := t.Resolve(ctx, subject.Digest.String())
+	desc, err := AttachTo(ctx, t, subject.Digest.String(), r)
 	if err != nil {
-		return ocispec.Descriptor{}, fmt.Errorf("attach to %s: %w", subject, classify(err))
+		return ocispec.Descriptor{}, fmt.Errorf("attach to %s: %w", subject, err)
+	}
+	return desc, nil
+}
+
+// AttachTo is Attach on a repository already open: the manifest digest
+// names the subject in t. Sync uses it on the mirror it is writing, so
+// that an OCI layout's index.json, which the open target writes, lists
+// the referrer.
+func AttachTo(ctx context.Context, t oras.Target, digest string, r Referrer) (ocispec.Descriptor, error) {
+	sdesc, err := t.Resolve(ctx, digest)
+	if err != nil {
+		return ocispec.Descriptor{}, classify(err)
 	}
 	layer := content.NewDescriptorFromBytes(r.ArtifactType, r.Blob)
 	layer.Annotations = r.LayerAnnotations
 	if err := pushIfMissing(ctx, t, layer, r.Blob); err != nil {
-		return ocispec.Descriptor{}, fmt.Errorf("attach to %s: %w", subject, classify(err))
+		return ocispec.Descriptor{}, classify(err)
 	}
 	subj := ocispec.Descriptor{MediaType: sdesc.MediaType, Digest: sdesc.Digest, Size: sdesc.Size}
 	desc, err := oras.PackManifest(ctx, t, oras.PackManifestVersion1_1, r.ArtifactType, oras.PackManifestOptions{
@@ -58,12 +70,12 @@ func (c *Client) Attach(ctx context.Context, subject Reference, r Referrer) (oci
 		ManifestAnnotations: r.Annotations,
 	})
 	if err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
-		return ocispec.Descriptor{}, fmt.Errorf("attach to %s: %w", subject, classify(err))
+		return ocispec.Descriptor{}, classify(err)
 	}
 	return desc, nil
 }
 
-func pushIfMissing(ctx context.Context, t target, desc ocispec.Descriptor, data []byte) error {
+func pushIfMissing(ctx context.Context, t oras.Target, desc ocispec.Descriptor, data []byte) error {
 	if ok, err := t.Exists(ctx, desc); err == nil && ok {
 		return nil
 	}

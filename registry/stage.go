@@ -1,12 +1,15 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -32,7 +35,7 @@ type stager struct {
 	created   string          // topmost ancestor of dst this stager created
 	kinds     map[string]byte // by entry name
 	made      map[string]bool // folders created, with their parents, by path in staging
-	symlinks  []stagedLink
+	links     int             // symlinks staged
 	files     int
 	bytes     int64
 	committed bool
@@ -60,7 +63,7 @@ func newStager(dst string, overwrite bool) (*stager, error) {
 		return nil, err
 	}
 	var err error
-	if s.staging, err = os.MkdirTemp(parent, ".skillpm-stage-*"); err != nil {
+	if s.staging, err = mkdirUnique(parent, ".skillpm-stage-"); err != nil {
 		s.cleanup()
 		return nil, err
 	}
@@ -69,6 +72,24 @@ func newStager(dst string, overwrite bool) (*stager, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// mkdirUnique creates a new folder named prefix plus a random number in
+// parent, as os.MkdirTemp does, but with mode 0755 (less the umask): it
+// may become the skill folder, which others on the machine (an agent
+// running as another user) read.
+func mkdirUnique(parent, prefix string) (string, error) {
+	for range 10000 {
+		p := filepath.Join(parent, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		err := os.Mkdir(p, 0o755)
+		if err == nil {
+			return p, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("mkdir in %s: no free name", parent)
 }
 
 // topmostMissing returns the highest ancestor of p (or p) that does not
@@ -101,9 +122,6 @@ func (s *stager) cleanup() {
 	}
 }
 
-// stagedLink is a symlink entry: its clean name and its link text.
-type stagedLink struct{ name, target string }
-
 const (
 	kindDir  = 'd'
 	kindFile = 'f'
@@ -111,6 +129,15 @@ const (
 )
 
 func (s *stager) claim(name string, kind byte) error {
+	// No entry is written through a symlink the archive made: a link is
+	// judged by its entry name, which must be where it really lands. (A
+	// link made through another link could land inside the skill while
+	// its name says it is beside it.)
+	for d := path.Dir(name); d != "."; d = path.Dir(d) {
+		if s.kinds[d] == kindLink {
+			return unsafeEntry(name, "path goes through the symlink %q", d)
+		}
+	}
 	if prev, ok := s.kinds[name]; ok {
 		if prev == kindDir && kind == kindDir {
 			return nil
@@ -150,7 +177,7 @@ func (s *stager) fsPath(name string, dir bool) (string, error) {
 // unstrip moves what was staged with the top folder stripped into that
 // folder, for an archive that turned out to have more than one top entry.
 func (s *stager) unstrip() error {
-	tmp, err := os.MkdirTemp(s.staging, ".skillpm-top-*")
+	tmp, err := mkdirUnique(s.staging, ".skillpm-top-")
 	if err != nil {
 		return err
 	}
@@ -261,7 +288,7 @@ func (s *stager) symlink(entry, name, target string) error {
 	if err := s.mkdirAll(path.Dir(p)); err != nil {
 		return s.wrap(name, err)
 	}
-	s.symlinks = append(s.symlinks, stagedLink{name, target})
+	s.links++
 	return s.wrap(name, s.root.Symlink(target, p))
 }
 
@@ -346,32 +373,40 @@ func (s *stager) commit() (UnpackStats, error) {
 	return UnpackStats{Files: s.files, Bytes: s.bytes, Root: rootName}, nil
 }
 
-// checkSymlinks makes sure every symlink under the skill root stays
-// inside the skill root alone. The staging tree may hold entries beside
-// the root (dropped on commit) that a link could pass through while
-// staged, so the link text is judged from the link's place in the skill,
-// and the link is followed through an os.Root on the skill root, which
-// refuses to leave it.
+// checkSymlinks makes sure every symlink in the skill stays inside the
+// skill. It judges the links found on disk under src (the skill root,
+// rootName in the archive), not the entries as named: each link's text
+// is resolved lexically from where the link is, then followed through
+// an os.Root on the skill root, which refuses to leave it.
 func (s *stager) checkSymlinks(src, rootName string) error {
+	if s.links == 0 {
+		return nil
+	}
 	root, err := os.OpenRoot(src)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	for _, l := range s.symlinks {
-		rel := l.name
-		if rootName != "" {
-			var ok bool
-			if rel, ok = strings.CutPrefix(l.name, rootName+"/"); !ok {
-				continue // outside the skill; dropped with the staging folder
-			}
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.Type()&fs.ModeSymlink == 0 {
+			return err
 		}
-		if r := path.Join(path.Dir(rel), l.target); r == ".." || strings.HasPrefix(r, "../") {
-			return unsafeEntry(l.name, "symlink to %q leaves the skill", l.target)
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		name := path.Join(rootName, rel) // as the archive names it
+		target, err := os.Readlink(p)
+		if err != nil {
+			return err
+		}
+		if r := path.Join(path.Dir(rel), filepath.ToSlash(target)); r == ".." || strings.HasPrefix(r, "../") || path.IsAbs(target) {
+			return unsafeEntry(name, "symlink to %q leaves the skill", target)
 		}
 		if _, err := root.Stat(filepath.FromSlash(rel)); err != nil {
-			return unsafeEntry(l.name, "symlink does not resolve inside the skill")
+			return unsafeEntry(name, "symlink does not resolve inside the skill")
 		}
-	}
-	return nil
+		return nil
+	})
 }

@@ -81,7 +81,7 @@ func TestUnpackHostile(t *testing.T) {
 		{"write through symlink", archive(t, ok,
 			entry{name: "pdf/a/b/c/d", typ: tar.TypeSymlink, link: "../../.."},
 			entry{name: "pdf/a/b/c/d/e", typ: tar.TypeSymlink, link: "../../x"},
-			entry{name: "pdf/a/b/c/d/e/f", body: "x"}), Limits{}, "", ErrUnsafeArchive, "leaves"},
+			entry{name: "pdf/a/b/c/d/e/f", body: "x"}), Limits{}, "", ErrUnsafeArchive, `goes through the symlink "pdf/a/b/c/d"`},
 		{"dangling escape after chain", archive(t, ok,
 			entry{name: "pdf/a/b/d", typ: tar.TypeSymlink, link: ".."},
 			entry{name: "pdf/a/b/d/e", typ: tar.TypeSymlink, link: "../../../x"}), Limits{}, "", ErrUnsafeArchive, "symlink"},
