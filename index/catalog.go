@@ -221,7 +221,21 @@ func scan(lower []byte, terms []string) []candidate {
 		if at < 0 {
 			break
 		}
-		start := bytes.LastIndexByte(lower[:at], '\n') + 1
+		// off starts a line. When at is near it (matches on most lines),
+		// find the start of at's line forward with the vectorised
+		// IndexByte; else backward, byte by byte, over one line at most.
+		start := off
+		if at-off <= 512 {
+			for {
+				j := bytes.IndexByte(lower[start:at], '\n')
+				if j < 0 {
+					break
+				}
+				start += j + 1
+			}
+		} else {
+			start += bytes.LastIndexByte(lower[off:at], '\n') + 1
+		}
 		end := bytes.IndexByte(lower[at:], '\n')
 		if end < 0 {
 			end = len(lower)

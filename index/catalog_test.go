@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -124,6 +125,45 @@ func TestIndexRare(t *testing.T) {
 			if got := indexRare(text, off, term); got != want {
 				t.Fatalf("indexRare(%q, %d, %q) = %d; want %d", text, off, term, got, want)
 			}
+		}
+	}
+}
+
+// TestScanMatchesNaive checks scan against scoring every line, on random
+// catalogs whose lines are short and long, and terms common and rare.
+func TestScanMatchesNaive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	words := []string{"pdf", "notes", "skill-1", "skill-12", "a", "docs", "tool", strings.Repeat("long", 80)}
+	pick := func(n int) string {
+		var ws []string
+		for range n {
+			ws = append(ws, words[rng.IntN(len(words))])
+		}
+		return strings.Join(ws, " ")
+	}
+	for range 300 {
+		var lines []string
+		for range rng.IntN(40) {
+			lines = append(lines, strings.Join([]string{pick(1), "1.0.0", "reg/" + pick(1), pick(rng.IntN(30)), pick(2), pick(2), "MIT"}, "\t"))
+		}
+		lower := []byte(asciiLower(strings.Join(lines, "\n")))
+		terms := strings.Fields(pick(1 + rng.IntN(2)))
+		var want []candidate
+		bterms := make([][]byte, len(terms))
+		for i, term := range terms {
+			bterms[i] = []byte(term)
+		}
+		off := 0
+		for _, l := range strings.Split(string(lower), "\n") {
+			if f, ok := splitLine([]byte(l)); ok {
+				if sc := score(&f, bterms); sc > 0 {
+					want = append(want, candidate{sc, off, off + len(l)})
+				}
+			}
+			off += len(l) + 1
+		}
+		if got := scan(lower, terms); !slices.Equal(got, want) {
+			t.Fatalf("scan(%q) over\n%s\n= %v; want %v", terms, lower, got, want)
 		}
 	}
 }
