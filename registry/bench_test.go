@@ -29,11 +29,12 @@ import (
 //
 //	go test ./registry -run '^$' -bench Registry100 -benchtime 5x
 //
-// The pulls write into TMPDIR: a cold pull creates seven files and
-// folders per skill (three in the cache, four in the skill), so a
-// filesystem where creating one is slow shows in the figures; compare
-// with TMPDIR=/dev/shm to see skillpm's own cost. The cpu column is the
-// whole process, the in-process registry included.
+// The pulls write under the user cache folder, as skillpm's cache does
+// (SKILLPM_BENCH_DIR=DIR to write elsewhere): a cold pull creates seven
+// files and folders per skill (three in the cache, four in the skill),
+// so a filesystem where creating one is slow shows in the figures;
+// compare with SKILLPM_BENCH_DIR=/dev/shm to see skillpm's own cost. The
+// cpu column is the whole process, the in-process registry included.
 func BenchmarkRegistry100(b *testing.B) {
 	srv := regtest.New(b)
 	work := benchDir(b)
