@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -45,6 +46,9 @@ func signerFor(e *env, c *cli.Context, key string, keyless bool, keyFlag, keyles
 		return nil, usageErrorf(c, "give %s or %s, not both", keyFlag, keylessFlag)
 	case key != "":
 		data, err := os.ReadFile(key)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &usageError{msg: fmt.Sprintf("%s %s: no such file", keyFlag, key), hint: "make a key pair with 'skillpm key generate --output-prefix NAME'"}
+		}
 		if err != nil {
 			return nil, err
 		}
