@@ -63,6 +63,11 @@ func missingReferrers(ctx context.Context, dst registry.Target, desc ocispec.Des
 	if err != nil {
 		return nil, fmt.Errorf("list referrers on the mirror: %w", err)
 	}
+	return missing(have, want), nil
+}
+
+// missing returns the descriptors of want that have does not hold.
+func missing(have, want []ocispec.Descriptor) []ocispec.Descriptor {
 	listed := map[string]bool{}
 	for _, h := range have {
 		listed[h.Digest.String()] = true
@@ -73,7 +78,7 @@ func missingReferrers(ctx context.Context, dst registry.Target, desc ocispec.Des
 			out = append(out, w)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // copyGraph copies desc, what it lists, and its referrers (and theirs),
@@ -136,18 +141,14 @@ func (r *runner) copyOptions() oras.CopyGraphOptions {
 	}
 }
 
-// hasVetted reports whether the mirror holds a vetted attestation of
-// its own for desc: one attached on the mirror, not copied from upstream
+// hasVetted reports whether have, the mirror's referrers of desc, hold a
+// vetted attestation of the mirror's own: one attached on the mirror, not copied from upstream
 // (whose referrers are upstream), and, when the vetting key pub is
 // known, one that verifies with it, so that a new vetting key attests
 // again and a forged claim counts for nothing. With pub nil (keyless:
 // the identity a certificate will carry is not known before signing)
 // any vetted attestation the mirror attached counts.
-func hasVetted(ctx context.Context, dst registry.Target, desc ocispec.Descriptor, upstream []ocispec.Descriptor, pub crypto.PublicKey) (bool, error) {
-	have, err := referrers(ctx, dst, desc)
-	if err != nil {
-		return false, fmt.Errorf("list referrers on the mirror: %w", err)
-	}
+func hasVetted(ctx context.Context, dst registry.Target, desc ocispec.Descriptor, have, upstream []ocispec.Descriptor, pub crypto.PublicKey) (bool, error) {
 	copied := map[string]bool{}
 	for _, u := range upstream {
 		copied[u.Digest.String()] = true

@@ -224,10 +224,7 @@ func selectedTags(ctx context.Context, src registry.Target, cfg *Config, repo st
 // syncTag decides and, unless dry-running, does the copy of one tag.
 func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, srcRef registry.Reference, repo string, t versionTag) Item {
 	it := Item{Repository: repo, Tag: t.tag, Version: t.v.Original()}
-	failed := func(err error) Item {
-		it.Action, it.Reason, it.err = ActionFailed, err.Error(), err
-		return it
-	}
+	failed := func(err error) Item { return it.failed(err) }
 	if down := r.down.Load(); down != nil {
 		return failed(fmt.Errorf("not attempted after an earlier registry failure: %w", *down))
 	}
@@ -322,34 +319,41 @@ func (r *runner) attestation(ctx context.Context, srcRef, dstRef registry.Refere
 	return &ref, nil
 }
 
+// failed is it, failed with err.
+func (it Item) failed(err error) Item {
+	it.Action, it.Reason, it.err = ActionFailed, err.Error(), err
+	return it
+}
+
 // syncPresent completes a version the mirror already has: the upstream
 // referrers it lacks and, when attesting, the mirror's own vetted
 // attestation (vetting the version again first).
 func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *dstRepo, srcRef registry.Reference, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, it Item) Item {
-	failed := func(err error) Item {
-		it.Action, it.Reason, it.err = ActionFailed, err.Error(), err
-		return it
+	failed := func(err error) Item { return it.failed(err) }
+	var have []ocispec.Descriptor // the mirror's referrers, listed once
+	if len(refs) > 0 || r.attesting() {
+		var err error
+		if have, err = referrers(ctx, dst, desc); err != nil {
+			return failed(fmt.Errorf("list referrers on the mirror: %w", err))
+		}
 	}
-	missing, err := missingReferrers(ctx, dst, desc, refs)
-	if err != nil {
-		return failed(err)
-	}
+	lacking := missing(have, refs)
 	unattested := false
 	if r.attesting() {
-		has, err := hasVetted(ctx, dst, desc, refs, r.attestKey())
+		has, err := hasVetted(ctx, dst, desc, have, refs, r.attestKey())
 		if err != nil {
 			return failed(err)
 		}
 		unattested = !has
 	}
-	if len(missing) == 0 && !unattested {
+	if len(lacking) == 0 && !unattested {
 		it.Action, it.Reason = ActionSkipped, "up to date"
 		return it
 	}
 	var why []string
-	if len(missing) > 0 {
+	if len(lacking) > 0 {
 		// Vetted when it was copied; only referrers are missing.
-		why = append(why, fmt.Sprintf("%d missing referrers", len(missing)))
+		why = append(why, fmt.Sprintf("%d missing referrers", len(lacking)))
 	}
 	if unattested {
 		// Copied before this mirror attested (or attested by another
@@ -373,6 +377,7 @@ func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *d
 	}
 	var att *registry.Referrer
 	if unattested {
+		var err error
 		if att, err = r.attestation(ctx, srcRef, m.ref, desc, it.Signer); err != nil {
 			return failed(err)
 		}
