@@ -129,12 +129,10 @@ func (c *Cache) Put(ctx context.Context, d digest.Digest, size int64, r io.Reade
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(p), ".ingest-*")
+	f, err := newSpool(filepath.Dir(p))
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
 	h := sha256.New()
 	src := r
 	if size >= 0 {
@@ -143,26 +141,24 @@ func (c *Cache) Put(ctx context.Context, d digest.Digest, size int64, r io.Reade
 	buf := copyBufs.Get().(*[]byte)
 	n, err := io.CopyBuffer(io.MultiWriter(f, h), &ctxReader{ctx: ctx, r: src}, *buf)
 	copyBufs.Put(buf)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err == nil && size >= 0 && n != size {
+		err = fmt.Errorf("%w: %s is %d bytes, its descriptor says %d", ErrIntegrity, d, n, size)
+	}
+	if got := digest.NewDigest(digest.SHA256, h); err == nil && got != d {
+		err = fmt.Errorf("%w: content digest is %s, want %s", ErrIntegrity, got, d)
 	}
 	if err != nil {
+		f.abort()
 		return err
 	}
-	if size >= 0 && n != size {
-		return fmt.Errorf("%w: %s is %d bytes, its descriptor says %d", ErrIntegrity, d, n, size)
-	}
-	if got := digest.NewDigest(digest.SHA256, h); got != d {
-		return fmt.Errorf("%w: content digest is %s, want %s", ErrIntegrity, got, d)
-	}
-	return os.Rename(tmp, p)
+	return f.commit(p)
 }
 
 // BlobWriter spools one blob into the cache; Commit makes it visible.
 // The caller checks the digest of what it wrote (Unpack does, for
 // layers streamed into the cache while they are unpacked).
 type BlobWriter struct {
-	f    *os.File
+	s    *spool
 	path string
 }
 
@@ -172,29 +168,20 @@ func (c *Cache) NewWriter(d digest.Digest) (*BlobWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(p), ".ingest-*")
+	s, err := newSpool(filepath.Dir(p))
 	if err != nil {
 		return nil, err
 	}
-	return &BlobWriter{f: f, path: p}, nil
+	return &BlobWriter{s: s, path: p}, nil
 }
 
-func (w *BlobWriter) Write(p []byte) (int, error) { return w.f.Write(p) }
+func (w *BlobWriter) Write(p []byte) (int, error) { return w.s.Write(p) }
 
 // Commit moves the verified blob into place.
-func (w *BlobWriter) Commit() error {
-	if err := w.f.Close(); err != nil {
-		os.Remove(w.f.Name())
-		return err
-	}
-	return os.Rename(w.f.Name(), w.path)
-}
+func (w *BlobWriter) Commit() error { return w.s.commit(w.path) }
 
 // Abort drops the partial blob.
-func (w *BlobWriter) Abort() {
-	w.f.Close()
-	os.Remove(w.f.Name())
-}
+func (w *BlobWriter) Abort() { w.s.abort() }
 
 // Delete drops d from the cache.
 func (c *Cache) Delete(d digest.Digest) error {
