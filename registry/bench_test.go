@@ -33,8 +33,13 @@ import (
 // (SKILLPM_BENCH_DIR=DIR to write elsewhere): a cold pull creates seven
 // files and folders per skill (three in the cache, four in the skill),
 // so a filesystem where creating one is slow shows in the figures;
-// compare with SKILLPM_BENCH_DIR=/dev/shm to see skillpm's own cost. The
-// cpu column is the whole process, the in-process registry included.
+// compare with SKILLPM_BENCH_DIR=/dev/shm to see skillpm's own cost. It
+// prints what creating an empty file there costs at the start. On ext4
+// without a journal that cost depends on history: every new inode steps
+// over the inodes its block group freed in the last 60 to 300 seconds
+// (recently_deleted in fs/ext4/ialloc.c), so a run just after another
+// (whose files were removed at its exit) is slower. The cpu column is
+// the whole process, the in-process registry included.
 func BenchmarkRegistry100(b *testing.B) {
 	srv := regtest.New(b)
 	work := benchDir(b)
@@ -106,6 +111,7 @@ func BenchmarkRegistry100(b *testing.B) {
 		}
 		rounds[name] = append(rounds[name], row{name, time.Since(start), cpuTime() - cpu, srv.Counts()})
 	}
+	create := fileCreateCost(b)
 	for i := range b.N {
 		measure("GET one at a time", func() { httpGets(b, urls, 1) })
 		measure(fmt.Sprintf("GET %d in parallel (floor)", pub.Concurrency()), func() { httpGets(b, urls, pub.Concurrency()) })
@@ -134,7 +140,8 @@ func BenchmarkRegistry100(b *testing.B) {
 		sort.Slice(rs, func(i, j int) bool { return rs[i].wall < rs[j].wall })
 		rows = append(rows, rs[len(rs)/2])
 	}
-	fmt.Fprintf(os.Stderr, "\n%d skills, %.1f MB of files; publish took %v; medians of %d rounds\n", n, float64(total)/1e6, publish.Round(time.Millisecond), b.N)
+	fmt.Fprintf(os.Stderr, "\n%d skills, %.1f MB of files; publish took %v; creating an empty file took %v; medians of %d rounds\n",
+		n, float64(total)/1e6, publish.Round(time.Millisecond), create.Round(time.Microsecond), b.N)
 	fmt.Fprintf(os.Stderr, "%-28s %10s %10s %9s %6s %11s\n", "", "wall", "cpu", "requests", "blobs", "bytes")
 	for _, r := range rows {
 		fmt.Fprintf(os.Stderr, "%-28s %10v %10v %9d %6d %11d\n", r.name, r.wall.Round(time.Millisecond), r.cpu.Round(time.Millisecond), r.c.Total(), r.c.Blobs, r.c.Bytes)
@@ -144,6 +151,24 @@ func BenchmarkRegistry100(b *testing.B) {
 		float64(cold)/float64(floor), float64(cold)/float64(rows[0].wall), rows[3].c.Blobs)
 	b.ReportMetric(float64(cold)/float64(floor), "cold/floor")
 	b.ReportMetric(float64(rows[3].c.Blobs), "warm-blob-requests")
+}
+
+// fileCreateCost is the median time to create (and close) an empty file
+// in a new folder where the pulls write.
+func fileCreateCost(tb testing.TB) time.Duration {
+	dir := benchDir(tb)
+	times := make([]time.Duration, 200)
+	for i := range times {
+		start := time.Now()
+		f, err := os.Create(filepath.Join(dir, fmt.Sprint(i)))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		f.Close()
+		times[i] = time.Since(start)
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	return times[len(times)/2]
 }
 
 func writeRandom(tb testing.TB, path string, size int64, rng *rand.Rand) {
