@@ -16,8 +16,9 @@ import (
 
 // Cache is a content-addressed store of manifests and blobs: an OCI image
 // layout folder (blobs/sha256/<hex>) any OCI tool can read. Writes are
-// atomic (temporary file, then rename), so concurrent processes may
-// share one. Every read is checked against its digest.
+// atomic (an entry appears whole or not at all, see spool), so
+// concurrent processes may share one. Every read is checked against its
+// digest.
 type Cache struct {
 	dir string
 }

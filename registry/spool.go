@@ -19,9 +19,9 @@ import (
 // where a named temporary file takes three (create, rename, and the
 // unlink that would clean up after a failed rename), and nothing to
 // clean up after a crash. Creating files is most of what a cold pull
-// costs on some filesystems. Elsewhere, or where the filesystem or a
-// missing /proc refuses it, the spool is a temporary file ".ingest-*"
-// beside the entry, renamed into place.
+// costs on some filesystems. Elsewhere, or where the filesystem refuses
+// O_TMPFILE or there is no /proc to link through, the spool is a
+// temporary file ".ingest-*" beside the entry, renamed into place.
 type spool struct {
 	f       *os.File
 	dir     string
@@ -63,12 +63,21 @@ func (s *spool) Write(p []byte) (int, error) { return s.f.Write(p) }
 func (s *spool) commit(path string) error {
 	if s.tmp == "" {
 		err := linkUnnamed(s.f, path)
-		if errors.Is(err, os.ErrExist) {
+		switch {
+		case err == nil:
+			// In place, and complete: every write has succeeded. A
+			// failing close is reported, but the entry stays (reads
+			// check it), as it may be another process's by now.
+			s.removed = true
+			return s.f.Close()
+		case errors.Is(err, os.ErrExist):
 			// An entry that Has refused (the wrong size, say): link
 			// beside it, then rename over it.
 			err = s.name()
-		} else if errors.Is(err, errUnnamedUnsupported) {
-			// No /proc to name the file through: copy it out.
+		default:
+			// Naming the file through /proc is refused (no /proc, a
+			// sandbox): copy it into a named file, and name files
+			// from the start from now on.
 			unnamedOK.Store(false)
 			err = s.copyOut()
 		}
@@ -79,16 +88,11 @@ func (s *spool) commit(path string) error {
 	}
 	if err := s.f.Close(); err != nil {
 		s.abort()
-		if s.tmp == "" {
-			os.Remove(path)
-		}
 		return err
 	}
-	if s.tmp != "" {
-		if err := os.Rename(s.tmp, path); err != nil {
-			s.abort()
-			return err
-		}
+	if err := os.Rename(s.tmp, path); err != nil {
+		s.abort()
+		return err
 	}
 	s.removed = true
 	return nil
@@ -117,9 +121,7 @@ func (s *spool) copyOut() error {
 		return err
 	}
 	if _, err = s.f.Seek(0, io.SeekStart); err == nil {
-		buf := copyBufs.Get().(*[]byte)
-		_, err = io.CopyBuffer(writerOnly{named}, s.f, *buf)
-		copyBufs.Put(buf)
+		_, err = io.Copy(named, s.f) // copy_file_range where it can
 	}
 	s.f.Close()
 	s.f, s.tmp = named, named.Name()

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -18,7 +19,7 @@ func openUnnamed(dir string) (*os.File, error) {
 		fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
 		switch {
 		case err == nil:
-			return os.NewFile(uintptr(fd), dir), nil
+			return os.NewFile(uintptr(fd), filepath.Join(dir, "(unnamed)")), nil
 		case err == unix.EINTR:
 			continue
 		case err == unix.EOPNOTSUPP || err == unix.EISDIR || err == unix.EINVAL:
@@ -32,7 +33,9 @@ func openUnnamed(dir string) (*os.File, error) {
 }
 
 // linkUnnamed gives f, from openUnnamed, the name path. It fails with
-// an error matching os.ErrExist when path exists.
+// an error matching os.ErrExist when path exists; any other failure
+// (no /proc, a sandbox refusing the link) means spooling should go on
+// with named files.
 func linkUnnamed(f *os.File, path string) error {
 	rc, err := f.SyscallConn()
 	if err != nil {
@@ -46,17 +49,8 @@ func linkUnnamed(f *os.File, path string) error {
 	}); err != nil {
 		return err
 	}
-	switch {
-	case lerr == nil:
-		return nil
-	case lerr == unix.ENOENT && !procMounted():
-		return errUnnamedUnsupported
-	default:
+	if lerr != nil {
 		return &os.LinkError{Op: "link", Old: f.Name(), New: path, Err: lerr}
 	}
-}
-
-func procMounted() bool {
-	_, err := os.Stat(procFD)
-	return err == nil
+	return nil
 }

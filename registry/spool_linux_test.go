@@ -12,6 +12,9 @@ import (
 // On Linux the cache writes through unnamed files: a regression to
 // named ones would go unnoticed otherwise, as both work.
 func TestCacheUsesUnnamedFiles(t *testing.T) {
+	if !unnamedHere(t) {
+		t.Skipf("the filesystem of %s has no O_TMPFILE", os.TempDir())
+	}
 	c, err := OpenCache(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -26,12 +29,25 @@ func TestCacheUsesUnnamedFiles(t *testing.T) {
 	}
 }
 
-// Without /proc an unnamed file cannot be linked: its content is copied
-// into a named file, and later spools are named from the start.
+// Where an unnamed file cannot be linked (no /proc, or a sandbox that
+// hides the process's files), its content is copied into a named file,
+// and later spools are named from the start.
 func TestCacheWithoutProc(t *testing.T) {
+	if !unnamedHere(t) {
+		t.Skipf("the filesystem of %s has no O_TMPFILE", os.TempDir())
+	}
+	for name, fd := range map[string]string{
+		"no /proc":     filepath.Join(t.TempDir(), "no-proc"),
+		"hidden files": t.TempDir(), // exists, but holds no fd entries
+	} {
+		t.Run(name, func(t *testing.T) { testCacheLinkRefused(t, fd) })
+	}
+}
+
+func testCacheLinkRefused(t *testing.T, fd string) {
 	was, wasOK := procFD, unnamedOK.Load()
 	t.Cleanup(func() { procFD = was; unnamedOK.Store(wasOK) })
-	procFD = filepath.Join(t.TempDir(), "no-proc")
+	procFD = fd
 	unnamedOK.Store(true)
 
 	c, err := OpenCache(t.TempDir())

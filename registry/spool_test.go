@@ -9,13 +9,15 @@ import (
 	"testing"
 
 	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
-// forEachSpool runs fn with unnamed spools (where the platform has
-// them) and with named ones.
+// forEachSpool runs fn with unnamed spools (where the platform and the
+// filesystem of the test's temporary folder have them) and with named
+// ones.
 func forEachSpool(t *testing.T, fn func(t *testing.T, unnamed bool)) {
 	modes := []bool{false}
-	if unnamedSupported {
+	if unnamedHere(t) {
 		modes = append(modes, true)
 	}
 	for _, unnamed := range modes {
@@ -26,6 +28,24 @@ func forEachSpool(t *testing.T, fn func(t *testing.T, unnamed bool)) {
 			fn(t, unnamed)
 		})
 	}
+}
+
+// unnamedHere reports whether unnamed files can be made where the test
+// writes.
+func unnamedHere(t *testing.T) bool {
+	f, err := openUnnamed(t.TempDir())
+	if err != nil {
+		t.Logf("no unnamed files in %s: %v", os.TempDir(), err)
+		return false
+	}
+	f.Close()
+	return true
+}
+
+// closed reports whether the spool's file is closed.
+func closed(w *BlobWriter) bool {
+	_, err := w.s.f.Write([]byte("x"))
+	return errors.Is(err, os.ErrClosed)
 }
 
 // blobDir lists the cache's blob folder.
@@ -71,6 +91,9 @@ func TestCacheWriterCommitAndAbort(t *testing.T) {
 		if err := w.Commit(); err != nil {
 			t.Fatal(err)
 		}
+		if !closed(w) {
+			t.Error("the spool's file is open after commit")
+		}
 		if got := blobDir(t, c); len(got) != 1 || got[0] != d.Encoded() {
 			t.Errorf("blob folder after commit = %q, want just %s", got, d.Encoded())
 		}
@@ -85,6 +108,9 @@ func TestCacheWriterCommitAndAbort(t *testing.T) {
 		}
 		w.Write(other)
 		w.Abort()
+		if !closed(w) {
+			t.Error("the spool's file is open after abort")
+		}
 		if got := blobDir(t, c); len(got) != 1 || got[0] != d.Encoded() {
 			t.Errorf("blob folder after abort = %q, want just %s", got, d.Encoded())
 		}
@@ -150,6 +176,41 @@ func TestCachePutRefusesMismatch(t *testing.T) {
 		}
 		if got := blobDir(t, c); len(got) != 1 || got[0] != d.Encoded() {
 			t.Errorf("blob folder = %q, want just %s", got, d.Encoded())
+		}
+	})
+}
+
+// Processes sharing the cache may commit the same blob at once: each
+// commit succeeds and one intact entry remains.
+func TestCacheConcurrentCommits(t *testing.T) {
+	forEachSpool(t, func(t *testing.T, unnamed bool) {
+		c, err := OpenCache(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := bytes.Repeat([]byte("shared layer "), 10000)
+		d := digest.FromBytes(data)
+		errs := make(chan error, 16)
+		for range cap(errs) {
+			go func() {
+				w, err := c.NewWriter(d)
+				if err == nil {
+					w.Write(data)
+					err = w.Commit()
+				}
+				errs <- err
+			}()
+		}
+		for range cap(errs) {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+		if got := blobDir(t, c); len(got) != 1 || got[0] != d.Encoded() {
+			t.Errorf("blob folder = %q, want just %s", got, d.Encoded())
+		}
+		if !c.Verify(ocispec.Descriptor{Digest: d, Size: int64(len(data))}) {
+			t.Error("the entry is not intact")
 		}
 	})
 }
