@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -30,8 +29,8 @@ func makeCopy(t *testing.T, dir string, reverse bool, umask int, mtime time.Time
 			files[i], files[j] = files[j], files[i]
 		}
 	}
-	old := syscall.Umask(umask)
-	defer syscall.Umask(old)
+	old := setUmask(umask)
+	defer setUmask(old)
 	root := filepath.Join(dir, "pdf")
 	for _, f := range files {
 		p := filepath.Join(root, filepath.FromSlash(f.path))

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -89,7 +88,7 @@ func TestUnpackFolderModes(t *testing.T) {
 // umask is the process's umask (no test here runs in parallel with one
 // that changes it).
 func umask() os.FileMode {
-	m := syscall.Umask(0)
-	syscall.Umask(m)
+	m := setUmask(0)
+	setUmask(m)
 	return os.FileMode(m)
 }
