@@ -15,10 +15,9 @@ import (
 // nothing a reader could mistake for the entry.
 //
 // On Linux the spool is an unnamed file (O_TMPFILE) in the cache's
-// blob folder, linked in on commit: one directory operation per entry,
-// where a named temporary file takes three (create, rename, and the
-// unlink that would clean up after a failed rename), and nothing to
-// clean up after a crash. Creating files is most of what a cold pull
+// blob folder, linked in on commit: one directory operation per entry
+// where a named temporary file takes two (create, rename), and nothing
+// to clean up after a crash. Creating files is most of what a cold pull
 // costs on some filesystems. Elsewhere, or where the filesystem refuses
 // O_TMPFILE or there is no /proc to link through, the spool is a
 // temporary file ".ingest-*" beside the entry, renamed into place.
