@@ -16,8 +16,13 @@ import (
 // TestPullCancelled cancels a pull (what Ctrl-C does) while the layer is
 // half downloaded: the pull returns context.Canceled promptly, and leaves
 // no skill folder, staging folder or cache entry behind. The next pull
-// completes.
+// completes. It runs with the cache spooling through unnamed files and
+// through named ones, and cancels only once the layer's spool is open.
 func TestPullCancelled(t *testing.T) {
+	forEachSpool(t, func(t *testing.T, _ bool) { testPullCancelled(t) })
+}
+
+func testPullCancelled(t *testing.T) {
 	f := newFixture(t, Options{})
 	big := map[string]string{}
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -73,6 +78,12 @@ func TestPullCancelled(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the layer download never started")
 	}
+	blobs := filepath.Join(f.cache.Dir(), "blobs", "sha256")
+	for deadline := time.Now().Add(10 * time.Second); len(openSpools(t, blobs)) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the layer's spool never opened")
+		}
+	}
 	cancel()
 	select {
 	case err := <-done:
@@ -88,9 +99,8 @@ func TestPullCancelled(t *testing.T) {
 	if f.cache.Has(layer.Digest, -1) {
 		t.Errorf("a half-downloaded layer is in the cache")
 	}
-	ingest, _ := filepath.Glob(filepath.Join(f.cache.Dir(), "blobs", "sha256", ".ingest-*"))
-	if len(ingest) != 0 {
-		t.Errorf("cache ingest files left: %q", ingest)
+	if left := openSpools(t, blobs); len(left) != 0 {
+		t.Errorf("cache spools left: %q", left)
 	}
 
 	f.srv.Hook(nil)
@@ -100,4 +110,19 @@ func TestPullCancelled(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(dst, "assets", "data.bin")); err != nil || fi.Size() != int64(len(buf)) {
 		t.Errorf("data.bin after the second pull: %v, %v", fi, err)
 	}
+}
+
+// openSpools lists the cache spools in the blob folder: named ones by
+// their files, unnamed ones by the process's open files.
+func openSpools(t *testing.T, blobs string) []string {
+	t.Helper()
+	spools, _ := filepath.Glob(filepath.Join(blobs, ".ingest-*"))
+	fds, _ := os.ReadDir("/proc/self/fd")
+	for _, fd := range fds {
+		// An O_TMPFILE file reads as "DIR/#INODE (deleted)".
+		if l, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(l, blobs+"/#") {
+			spools = append(spools, l)
+		}
+	}
+	return spools
 }
