@@ -49,7 +49,8 @@ type LayerStats struct {
 // entries at the top). Entries are in sorted order, with mtime
 // EntryModTime, uid/gid 0, no user or group names, modes 0644 or 0755
 // (a file keeps only whether it is executable) and directories 0755;
-// the gzip header has no name or time. .git folders and the relative
+// the gzip header has no name or time, and a file of 16 KiB or more has
+// deflate blocks of its own (see writeFile). .git folders and the relative
 // paths in ignore are skipped. Symlinks are kept when their target is
 // relative and stays inside dir; any other symlink, and any device,
 // socket or pipe, is an error. Content is streamed: memory use does not
@@ -107,7 +108,7 @@ func WriteLayer(ctx context.Context, w io.Writer, dir, root string, ignore ...st
 		case m.IsRegular():
 			st.Files++
 			st.Bytes += fi.Size()
-			return writeFile(tw, p, name, fi)
+			return writeFile(tw, zw, p, name, fi)
 		case m&fs.ModeSymlink != 0:
 			target, err := checkSymlink(realDir, p, rel)
 			if err != nil {
@@ -137,7 +138,20 @@ func dirHeader(name string) *tar.Header {
 	return &tar.Header{Typeflag: tar.TypeDir, Name: name, Mode: 0o755, ModTime: EntryModTime}
 }
 
-func writeFile(tw *tar.Writer, p, name string, fi fs.FileInfo) error {
+// ownBlocks is the size from which a file's content gets deflate blocks
+// of its own: about one block's worth, so that smaller files still
+// share blocks (and Huffman tables) with their neighbours.
+const ownBlocks = 16 << 10
+
+// writeFile writes one regular file. Deflate picks one encoding for a
+// whole block (stored, or Huffman-coded), so a block that mixes a tar
+// header with the start of an already-compressed asset (an image, an
+// archive) Huffman-codes all of it, for no gain, and every reader then
+// decodes it symbol by symbol. Flushing the compressor before and after
+// a large file gives it blocks of its own: incompressible content is
+// stored as-is and inflating it is a copy. A flush costs a few bytes and
+// keeps the compressor's window, so text compresses as before.
+func writeFile(tw *tar.Writer, zw *gzip.Writer, p, name string, fi fs.FileInfo) error {
 	mode := int64(0o644)
 	if fi.Mode()&0o111 != 0 {
 		mode = 0o755
@@ -151,6 +165,12 @@ func writeFile(tw *tar.Writer, p, name string, fi fs.FileInfo) error {
 	if err := tw.WriteHeader(hdr); err != nil {
 		return err
 	}
+	own := fi.Size() >= ownBlocks
+	if own {
+		if err := zw.Flush(); err != nil {
+			return err
+		}
+	}
 	n, err := io.Copy(tw, f)
 	if err != nil {
 		return err
@@ -158,7 +178,15 @@ func writeFile(tw *tar.Writer, p, name string, fi fs.FileInfo) error {
 	if n != fi.Size() {
 		return fmt.Errorf("%s changed size while it was being packed", name)
 	}
-	return nil
+	if !own {
+		return nil
+	}
+	// tw.Flush pads the entry to its 512-byte boundary, so the padding
+	// closes this file's blocks rather than opening the next entry's.
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return zw.Flush()
 }
 
 // checkSymlink returns the target of the symlink at p (rel inside dir)

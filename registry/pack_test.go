@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -194,5 +195,69 @@ func TestPackRejectsBadVersion(t *testing.T) {
 	defer p.Close()
 	if got, want := p.Config.Version, "1.0.1+build.7"; got != want {
 		t.Errorf("Config.Version = %q; want %q", got, want)
+	}
+}
+
+// An already-compressed asset is stored in the layer as-is, from its
+// first byte to its last, while text around it is still compressed.
+func TestPackStoresIncompressibleFiles(t *testing.T) {
+	dir := writeSkill(t, t.TempDir(), "media", "1.0.0", nil)
+	rng := rand.New(rand.NewPCG(3, 4))
+	writeRandom(t, filepath.Join(dir, "assets", "image.png"), 100<<10, rng)
+	text := strings.Repeat("Use the image when the user asks for the logo; never resize it.\n", 600)
+	for _, name := range []string{"assets/a.md", "assets/z.md"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	image, err := os.ReadFile(filepath.Join(dir, "assets", "image.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	st, err := WriteLayer(bg, &buf, dir, "media")
+	if err != nil {
+		t.Fatal(err)
+	}
+	layer := buf.Bytes()
+	for _, part := range []struct {
+		what string
+		b    []byte
+	}{{"first", image[:1024]}, {"last", image[len(image)-1024:]}} {
+		if !bytes.Contains(layer, part.b) {
+			t.Errorf("the %s KiB of image.png is not stored verbatim in the layer: its deflate block was Huffman-coded", part.what)
+		}
+	}
+	if max := int64(len(image)) + int64(len(text))/4; st.Size > max {
+		t.Errorf("layer is %d bytes; want at most %d (the text files should still compress)", st.Size, max)
+	}
+	// And it still reads back byte for byte.
+	zr, err := gzip.NewReader(bytes.NewReader(layer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		got, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join(dir, strings.TrimPrefix(h.Name, "media/")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s reads back different content", h.Name)
+		}
 	}
 }
