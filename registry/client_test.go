@@ -110,15 +110,41 @@ func TestPullCacheWarmAndCorrupt(t *testing.T) {
 	if c := f.srv.Counts(); c.Blobs != 2 || c.Manifests != 1 {
 		t.Errorf("cold pull: %d blob and %d manifest requests; want 2 and 1", c.Blobs, c.Manifests)
 	}
+	mp := filepath.Join(f.cache.Dir(), "blobs", "sha256", pub.Ref.Digest.Encoded())
+	before, err := os.Stat(mp)
+	if err != nil {
+		t.Fatalf("cold pull did not cache the manifest: %v", err)
+	}
 	f.srv.Reset()
 	pull(byTag)
 	if c := f.srv.Counts(); c.Blobs != 0 || c.Manifests != 1 {
 		t.Errorf("warm pull by tag: %d blob and %d manifest requests; want 0 and 1", c.Blobs, c.Manifests)
 	}
+	if after, err := os.Stat(mp); err != nil || !os.SameFile(before, after) {
+		t.Errorf("warm pull by tag rewrote the cached manifest (%v)", err)
+	}
 	f.srv.Reset()
 	pull(byDigest)
 	if c := f.srv.Counts(); c.Total() != 0 {
 		t.Errorf("warm pull by digest: %d requests; want none", c.Total())
+	}
+
+	// Corrupt the cached manifest (same size): a pull by digest detects
+	// it, drops it and fetches it again.
+	mb, _ := os.ReadFile(mp)
+	mb[len(mb)/2] ^= 0x20
+	if err := os.WriteFile(mp, mb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Reset()
+	pull(byDigest)
+	if c := f.srv.Counts(); c.Manifests != 1 || c.Blobs != 0 {
+		t.Errorf("pull over a corrupt cached manifest: %d manifest and %d blob requests; want 1 and 0", c.Manifests, c.Blobs)
+	}
+	f.srv.Reset()
+	pull(byDigest)
+	if c := f.srv.Counts(); c.Total() != 0 {
+		t.Errorf("pull after the manifest's repair: %d requests; want none", c.Total())
 	}
 
 	// Corrupt the cached layer (same size): detected, dropped, fetched again.

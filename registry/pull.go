@@ -149,7 +149,9 @@ func (c *Client) fetchManifest(ctx context.Context, res *Resolved, name string, 
 	if want != "" && desc.Digest != want {
 		return desc, nil, fmt.Errorf("%w: manifest digest is %s, want %s", ErrIntegrity, desc.Digest, want)
 	}
-	if cache != nil {
+	// A manifest fetched by tag is usually cached already (a warm pull):
+	// rewriting it would cost a file and a rename for nothing.
+	if cache != nil && !cache.Has(desc.Digest, desc.Size) {
 		if err := cache.Put(ctx, desc.Digest, desc.Size, bytes.NewReader(data)); err != nil {
 			return desc, nil, err
 		}
