@@ -38,10 +38,23 @@ import (
 // without a journal that cost depends on history: every new inode steps
 // over the inodes its block group freed in the last 60 to 300 seconds
 // (recently_deleted in fs/ext4/ialloc.c), so a run just after another
-// (whose files were removed at its exit) is slower. The cpu column is
-// the whole process, the in-process registry included.
+// (whose files were removed at its exit) is slower.
+//
+// The registry runs in the benchmark's process unless
+// SKILLPM_BENCH_REGISTRY names one on loopback (host:port, plain HTTP),
+// such as the distribution binary scripts/test builds:
+//
+//	~/.cache/skillpm-tools/bin/registry serve config.yml
+//
+// The cpu column is the whole process: with the registry in it, the
+// registry's CPU too; with one outside, the client's alone. Requests and
+// bytes are counted on the client side.
 func BenchmarkRegistry100(b *testing.B) {
-	srv := regtest.New(b)
+	host := os.Getenv("SKILLPM_BENCH_REGISTRY")
+	if host == "" {
+		host = regtest.New(b).Host
+	}
+	var counter regtest.Counter
 	work := benchDir(b)
 	const n = 100
 	refs := make([]Reference, n)
@@ -53,9 +66,16 @@ func BenchmarkRegistry100(b *testing.B) {
 		name := fmt.Sprintf("bench-%03d", i)
 		dir := writeSkill(b, work, name, "1.0.0", nil)
 		writeRandom(b, filepath.Join(dir, "assets", "data.bin"), size, rng)
-		refs[i], _ = ParseReference(srv.Host + "/bench/" + name + ":1.0.0")
+		refs[i], _ = ParseReference(host + "/bench/" + name + ":1.0.0")
 	}
-	pub := NewClient(Options{PlainHTTPHosts: []string{srv.Host}})
+	// Every client counts its requests into counter. The pull clients'
+	// base transport is the one NewClient would make.
+	transport := func(idle int) http.RoundTripper {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = idle
+		return counter.Transport(t)
+	}
+	pub := NewClient(Options{PlainHTTPHosts: []string{host}, Transport: transport(8)})
 	start := time.Now()
 	g := new(errgroup.Group)
 	g.SetLimit(pub.Concurrency())
@@ -82,7 +102,7 @@ func BenchmarkRegistry100(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		base := srv.URL + "/v2/" + r.Repository
+		base := "http://" + host + "/v2/" + r.Repository
 		urls = append(urls, base+"/manifests/"+r.Tag, base+"/blobs/"+res.Layout.Config.Digest.String(), base+"/blobs/"+res.Layout.Layers[0].Digest.String())
 	}
 
@@ -102,24 +122,24 @@ func BenchmarkRegistry100(b *testing.B) {
 	// Each phase carries a pprof label, so that a -cpuprofile can be
 	// narrowed to one: go tool pprof -tagfocus 'phase=skillpm pull, cold'.
 	measure := func(name string, fn func()) {
-		srv.Reset()
+		counter.Reset()
 		flushDirty()
 		start, cpu := time.Now(), cpuTime()
 		pprof.Do(context.Background(), pprof.Labels("phase", name), func(context.Context) { fn() })
 		if rounds[name] == nil {
 			order = append(order, name)
 		}
-		rounds[name] = append(rounds[name], row{name, time.Since(start), cpuTime() - cpu, srv.Counts()})
+		rounds[name] = append(rounds[name], row{name, time.Since(start), cpuTime() - cpu, counter.Counts()})
 	}
 	create := fileCreateCost(b)
 	for i := range b.N {
-		measure("GET one at a time", func() { httpGets(b, urls, 1) })
-		measure(fmt.Sprintf("GET %d in parallel (floor)", pub.Concurrency()), func() { httpGets(b, urls, pub.Concurrency()) })
+		measure("GET one at a time", func() { httpGets(b, transport(1), urls, 1) })
+		measure(fmt.Sprintf("GET %d in parallel (floor)", pub.Concurrency()), func() { httpGets(b, transport(pub.Concurrency()), urls, pub.Concurrency()) })
 		cache, err := OpenCache(filepath.Join(benchDir(b), "cache"))
 		if err != nil {
 			b.Fatal(err)
 		}
-		c := NewClient(Options{PlainHTTPHosts: []string{srv.Host}, Cache: cache})
+		c := NewClient(Options{PlainHTTPHosts: []string{host}, Cache: cache, Transport: transport(pub.Concurrency())})
 		out := benchDir(b)
 		pullAll := func(tag string) {
 			reqs := make([]PullRequest, n)
@@ -189,9 +209,9 @@ func writeRandom(tb testing.TB, path string, size int64, rng *rand.Rand) {
 }
 
 // httpGets fetches urls with parallel plain GETs, discarding bodies.
-func httpGets(tb testing.TB, urls []string, parallel int) {
+func httpGets(tb testing.TB, rt http.RoundTripper, urls []string, parallel int) {
 	tb.Helper()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: parallel}}
+	client := &http.Client{Transport: rt}
 	var mu sync.Mutex
 	var firstErr error
 	g, ctx := errgroup.WithContext(context.Background())

@@ -1,6 +1,7 @@
 // Package regtest runs a real OCI registry (CNCF distribution with in-memory
 // storage) on a loopback httptest server, and counts the requests it
-// serves, for registry's tests and benchmarks.
+// serves (or, with a Counter, the requests a client sends), for
+// registry's tests and benchmarks.
 package regtest
 
 import (
@@ -25,9 +26,9 @@ type Server struct {
 	*httptest.Server
 	Host string
 
-	mu     sync.Mutex
-	hook   func(w http.ResponseWriter, r *http.Request) bool
-	counts Counts
+	mu    sync.Mutex
+	hook  func(w http.ResponseWriter, r *http.Request) bool
+	tally tally
 }
 
 // Counts are the requests a Server has served, by kind.
@@ -69,14 +70,14 @@ func Start() *Server {
 	app := handlers.NewApp(context.Background(), config)
 	s := &Server{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.count(r)
+		s.tally.add(r)
 		s.mu.Lock()
 		hook := s.hook
 		s.mu.Unlock()
 		if hook != nil && hook(w, r) {
 			return
 		}
-		app.ServeHTTP(&countingWriter{ResponseWriter: w, n: &s.counts.Bytes}, r)
+		app.ServeHTTP(&countingWriter{ResponseWriter: w, n: &s.tally.bytes}, r)
 	}))
 	s.Host = strings.TrimPrefix(s.URL, "http://")
 	return s
@@ -91,51 +92,104 @@ func (s *Server) Hook(h func(w http.ResponseWriter, r *http.Request) bool) {
 }
 
 // Counts returns the requests served so far.
-func (s *Server) Counts() Counts {
-	return Counts{
-		Manifests: atomic.LoadInt64(&s.counts.Manifests),
-		Blobs:     atomic.LoadInt64(&s.counts.Blobs),
-		BlobHeads: atomic.LoadInt64(&s.counts.BlobHeads),
-		Tags:      atomic.LoadInt64(&s.counts.Tags),
-		Uploads:   atomic.LoadInt64(&s.counts.Uploads),
-		Other:     atomic.LoadInt64(&s.counts.Other),
-		Bytes:     atomic.LoadInt64(&s.counts.Bytes),
-	}
-}
+func (s *Server) Counts() Counts { return s.tally.counts() }
 
 // Reset zeroes the counts.
-func (s *Server) Reset() {
-	for _, p := range []*int64{&s.counts.Manifests, &s.counts.Blobs, &s.counts.BlobHeads, &s.counts.Tags, &s.counts.Uploads, &s.counts.Other, &s.counts.Bytes} {
-		atomic.StoreInt64(p, 0)
+func (s *Server) Reset() { s.tally.reset() }
+
+// Counter counts the requests sent through its transports, and the
+// response body bytes read, by the same kinds as a Server counts them:
+// for a registry that is not a Server (another process).
+type Counter struct{ tally tally }
+
+// Transport returns base (http.DefaultTransport when nil) counting into c.
+func (c *Counter) Transport(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &countingTransport{base: base, t: &c.tally}
+}
+
+// Counts returns the requests sent so far.
+func (c *Counter) Counts() Counts { return c.tally.counts() }
+
+// Reset zeroes the counts.
+func (c *Counter) Reset() { c.tally.reset() }
+
+type countingTransport struct {
+	base http.RoundTripper
+	t    *tally
+}
+
+func (t *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	t.t.add(r)
+	resp, err := t.base.RoundTrip(r)
+	if err == nil {
+		resp.Body = &countingBody{ReadCloser: resp.Body, n: &t.t.bytes}
+	}
+	return resp, err
+}
+
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
+}
+
+// tally is Counts, safe for concurrent use.
+type tally struct {
+	manifests, blobs, blobHeads, tags, uploads, other, bytes atomic.Int64
+}
+
+func (t *tally) counts() Counts {
+	return Counts{
+		Manifests: t.manifests.Load(),
+		Blobs:     t.blobs.Load(),
+		BlobHeads: t.blobHeads.Load(),
+		Tags:      t.tags.Load(),
+		Uploads:   t.uploads.Load(),
+		Other:     t.other.Load(),
+		Bytes:     t.bytes.Load(),
 	}
 }
 
-func (s *Server) count(r *http.Request) {
+func (t *tally) reset() {
+	for _, n := range []*atomic.Int64{&t.manifests, &t.blobs, &t.blobHeads, &t.tags, &t.uploads, &t.other, &t.bytes} {
+		n.Store(0)
+	}
+}
+
+func (t *tally) add(r *http.Request) {
 	p := r.URL.Path
 	switch {
 	case strings.Contains(p, "/blobs/uploads"):
-		atomic.AddInt64(&s.counts.Uploads, 1)
+		t.uploads.Add(1)
 	case strings.Contains(p, "/manifests/"):
-		atomic.AddInt64(&s.counts.Manifests, 1)
+		t.manifests.Add(1)
 	case strings.Contains(p, "/blobs/") && r.Method == http.MethodHead:
-		atomic.AddInt64(&s.counts.BlobHeads, 1)
+		t.blobHeads.Add(1)
 	case strings.Contains(p, "/blobs/"):
-		atomic.AddInt64(&s.counts.Blobs, 1)
+		t.blobs.Add(1)
 	case strings.HasSuffix(p, "/tags/list"):
-		atomic.AddInt64(&s.counts.Tags, 1)
+		t.tags.Add(1)
 	default:
-		atomic.AddInt64(&s.counts.Other, 1)
+		t.other.Add(1)
 	}
 }
 
 type countingWriter struct {
 	http.ResponseWriter
-	n *int64
+	n *atomic.Int64
 }
 
 func (w *countingWriter) Write(p []byte) (int, error) {
 	n, err := w.ResponseWriter.Write(p)
-	atomic.AddInt64(w.n, int64(n))
+	w.n.Add(int64(n))
 	return n, err
 }
 
