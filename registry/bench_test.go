@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"sort"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -27,14 +28,18 @@ import (
 // HTTP GETs of the same manifests and blobs, one at a time and with the
 // client's parallelism (the floor for this work). Run it with
 //
-//	go test ./registry -run '^$' -bench Registry100 -benchtime 5x
+//	go test ./registry -run '^$' -bench Registry100 -benchtime 9x
+//
+// (go test runs it once with one round first, so two tables print; the
+// second, with nine rounds, is the measurement.)
 //
 // The pulls write under the user cache folder, as skillpm's cache does
 // (SKILLPM_BENCH_DIR=DIR to write elsewhere): a cold pull creates seven
 // files and folders per skill (three in the cache, four in the skill),
 // so a filesystem where creating one is slow shows in the figures;
 // compare with SKILLPM_BENCH_DIR=/dev/shm to see skillpm's own cost. It
-// prints what creating an empty file there costs at the start. On ext4
+// measures what creating an empty file there costs before the first
+// round, and prints it with the figures. On ext4
 // without a journal that cost depends on history: every new inode steps
 // over the inodes its block group freed in the last 60 to 300 seconds
 // (recently_deleted in fs/ext4/ialloc.c), so a run just after another
@@ -42,13 +47,25 @@ import (
 //
 // The registry runs in the benchmark's process unless
 // SKILLPM_BENCH_REGISTRY names one on loopback (host:port, plain HTTP),
-// such as the distribution binary scripts/test builds:
+// such as the distribution binary scripts/test builds, with a config.yml
+// of
 //
-//	~/.cache/skillpm-tools/bin/registry serve config.yml
+//	version: 0.1
+//	storage: {inmemory: {}}
+//	http: {addr: 127.0.0.1:5000, secret: bench}
+//	log: {level: error, accesslog: {disabled: true}}
 //
-// The cpu column is the whole process: with the registry in it, the
-// registry's CPU too; with one outside, the client's alone. Requests and
-// bytes are counted on the client side.
+// and started with tracing off (distribution v3 exports traces by
+// default, to nothing here):
+//
+//	OTEL_SDK_DISABLED=true OTEL_TRACES_EXPORTER=none \
+//	    ~/.cache/skillpm-tools/bin/registry serve config.yml
+//
+// or Debian's /usr/bin/docker-registry with the same file. Each run
+// publishes into repositories of its own, so a registry can serve
+// several runs. The cpu column is the whole process: with the registry
+// in it, the registry's CPU too; with one outside, the client's alone.
+// Requests and bytes are counted on the client side.
 func BenchmarkRegistry100(b *testing.B) {
 	host := os.Getenv("SKILLPM_BENCH_REGISTRY")
 	if host == "" {
@@ -56,6 +73,7 @@ func BenchmarkRegistry100(b *testing.B) {
 	}
 	var counter regtest.Counter
 	work := benchDir(b)
+	run := strconv.FormatUint(rand.Uint64(), 36) // this run's repositories
 	const n = 100
 	refs := make([]Reference, n)
 	var total int64
@@ -66,13 +84,16 @@ func BenchmarkRegistry100(b *testing.B) {
 		name := fmt.Sprintf("bench-%03d", i)
 		dir := writeSkill(b, work, name, "1.0.0", nil)
 		writeRandom(b, filepath.Join(dir, "assets", "data.bin"), size, rng)
-		refs[i], _ = ParseReference(host + "/bench/" + name + ":1.0.0")
+		refs[i], _ = ParseReference(host + "/bench/" + run + "/" + name + ":1.0.0")
 	}
 	// Every client counts its requests into counter. The pull clients'
-	// base transport is the one NewClient would make.
+	// base transport is the one NewClient would make. Connections are
+	// closed after each phase: every phase starts with none.
+	var transports []*http.Transport
 	transport := func(idle int) http.RoundTripper {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.MaxIdleConnsPerHost = idle
+		transports = append(transports, t)
 		return counter.Transport(t)
 	}
 	pub := NewClient(Options{PlainHTTPHosts: []string{host}, Transport: transport(8)})
@@ -108,11 +129,11 @@ func BenchmarkRegistry100(b *testing.B) {
 
 	type row struct {
 		name      string
-		wall, cpu time.Duration // cpu: the whole process, registry included
+		wall, cpu time.Duration // cpu: the whole process
 		c         regtest.Counts
 	}
 	// Every round measures each phase once; the figures printed are the
-	// medians over the rounds (-benchtime 5x for five), so that one
+	// medians over the rounds (-benchtime 9x for nine), so that one
 	// scheduling hiccup on a busy machine does not decide the verdict.
 	// Each phase starts with the page cache written back: skillpm does
 	// not fsync, and the writeback of an earlier phase's files must not
@@ -120,8 +141,12 @@ func BenchmarkRegistry100(b *testing.B) {
 	rounds := map[string][]row{}
 	var order []string
 	// Each phase carries a pprof label, so that a -cpuprofile can be
-	// narrowed to one: go tool pprof -tagfocus 'phase=skillpm pull, cold'.
+	// narrowed to one: go tool pprof -tagfocus 'phase=skillpm pull. cold'
+	// (a regexp; pprof would split the value at a comma).
 	measure := func(name string, fn func()) {
+		for _, t := range transports {
+			t.CloseIdleConnections()
+		}
 		counter.Reset()
 		flushDirty()
 		start, cpu := time.Now(), cpuTime()

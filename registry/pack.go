@@ -181,11 +181,9 @@ func writeFile(tw *tar.Writer, zw *gzip.Writer, p, name string, fi fs.FileInfo) 
 	if !own {
 		return nil
 	}
-	// tw.Flush pads the entry to its 512-byte boundary, so the padding
-	// closes this file's blocks rather than opening the next entry's.
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	// The tar padding after the content is not written yet: it goes
+	// with the next entry's header. Zeros in the file's last block would
+	// make Huffman-coding that block pay.
 	return zw.Flush()
 }
 

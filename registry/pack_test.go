@@ -23,6 +23,7 @@ func makeCopy(t *testing.T, dir string, reverse bool, umask int, mtime time.Time
 		{"references/a.md", "alpha\n"},
 		{"references/b.md", "beta\n"},
 		{"assets/z/deep.txt", "deep\n"},
+		{"assets/sample.pdf", sampleBytes(40<<10 + 123)}, // deflate blocks of its own
 		{".git/HEAD", "ref: refs/heads/main\n"},
 	}
 	if reverse {
@@ -56,6 +57,16 @@ func makeCopy(t *testing.T, dir string, reverse bool, umask int, mtime time.Time
 		return nil
 	})
 	return root
+}
+
+// sampleBytes is n bytes of fixed, incompressible content.
+func sampleBytes(n int) string {
+	rng := rand.New(rand.NewPCG(5, 6))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	return string(b)
 }
 
 func TestPackReproducible(t *testing.T) {
@@ -104,6 +115,28 @@ func TestPackReproducible(t *testing.T) {
 	}
 }
 
+// A folder packs to the same bytes with every build of skillpm, not only
+// on every run and machine. When this fails the pack format has changed
+// (here, or in Go's compress/flate): a skill published before would get
+// new digests, and publishing its unchanged version again would be
+// refused as different content. Make such a change on purpose, say so
+// in the release notes, then update the digests.
+func TestPackGoldenDigests(t *testing.T) {
+	dir := makeCopy(t, t.TempDir(), false, 0o022, time.Now(), 0)
+	p, err := Pack(bg, dir, PackOptions{Created: time.Unix(1700000000, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	const (
+		wantLayer    = "sha256:a3afbe23d80ffed304a2e6df79dcfd7c8558f56626105ed44c5fe42e4adc2650"
+		wantManifest = "sha256:05769c6a6e443169e3dfec67b747852995d11a91636f94521a7b1dca692512e3"
+	)
+	if p.Layer.Digest != wantLayer || p.Manifest.Digest != wantManifest {
+		t.Errorf("layer %s, manifest %s; want %s, %s (the pack format changed)", p.Layer.Digest, p.Manifest.Digest, wantLayer, wantManifest)
+	}
+}
+
 func TestPackLayerEntries(t *testing.T) {
 	dir := makeCopy(t, t.TempDir(), false, 0o022, time.Now(), 0)
 	if err := os.Chmod(filepath.Join(dir, "references/a.md"), 0o4755|os.ModeSetuid); err != nil {
@@ -140,6 +173,7 @@ func TestPackLayerEntries(t *testing.T) {
 		"pdf/ rwxr-xr-x",
 		"pdf/SKILL.md rw-r--r--",
 		"pdf/assets/ rwxr-xr-x",
+		"pdf/assets/sample.pdf rw-r--r--",
 		"pdf/assets/z/ rwxr-xr-x",
 		"pdf/assets/z/deep.txt rw-r--r--",
 		"pdf/references/ rwxr-xr-x",
@@ -203,8 +237,10 @@ func TestPackRejectsBadVersion(t *testing.T) {
 func TestPackStoresIncompressibleFiles(t *testing.T) {
 	dir := writeSkill(t, t.TempDir(), "media", "1.0.0", nil)
 	rng := rand.New(rand.NewPCG(3, 4))
-	writeRandom(t, filepath.Join(dir, "assets", "image.png"), 100<<10, rng)
-	text := strings.Repeat("Use the image when the user asks for the logo; never resize it.\n", 600)
+	// Not a multiple of 512, so the tar padding after it is flushed too.
+	writeRandom(t, filepath.Join(dir, "assets", "image.png"), 100<<10+100, rng)
+	// Text files under 16 KiB, before and after it.
+	text := strings.Repeat("Use the image when the user asks for the logo; never resize it.\n", 200)
 	for _, name := range []string{"assets/a.md", "assets/z.md"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)

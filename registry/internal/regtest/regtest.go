@@ -39,7 +39,7 @@ type Counts struct {
 	Tags      int64 // GET /v2/<name>/tags/list
 	Uploads   int64 // POST, PATCH or PUT under /blobs/uploads/
 	Other     int64
-	Bytes     int64 // response body bytes written
+	Bytes     int64 // response body bytes: written by a Server, read through a Counter
 }
 
 // Total is the number of requests.
