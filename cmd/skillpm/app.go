@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillpm/skillpm/config"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -28,6 +29,9 @@ type env struct {
 	debug          bool
 	stderrTTY      bool
 	cleanups       []func() // run after the command, last first
+
+	config    *config.User // the user config, read once by userConfig
+	configErr error
 }
 
 // globalFlags are accepted both before and after the command name, so

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
@@ -71,7 +72,7 @@ func exitCode(err error) int {
 		return exitStaleLock
 	case errors.Is(err, skillsync.ErrRejected), errors.Is(err, registry.ErrNotVetted):
 		return exitPolicy
-	case errors.Is(err, skillsync.ErrConfig):
+	case errors.Is(err, skillsync.ErrConfig), errors.Is(err, config.ErrInvalid):
 		return exitUsage
 	case errors.Is(err, manager.ErrNoRegistry):
 		return exitUsage
@@ -126,6 +127,9 @@ func hintFor(err error) string {
 	var te *toolrun.Error
 	if errors.As(err, &te) {
 		return toolHint(te)
+	}
+	if errors.Is(err, config.ErrInvalid) {
+		return `fix or remove the user config; README.md ("Configuration") lists its keys`
 	}
 	if errors.Is(err, verify.ErrBadPassphrase) {
 		return "set SKILLPM_KEY_PASSWORD to the passphrase 'skillpm key generate' was given, or unset it to be prompted"

@@ -1,18 +1,16 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"gopkg.in/yaml.v3"
 	"oras.land/oras-go/v2/registry/remote/credentials"
 
+	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/registry"
 )
 
@@ -45,44 +43,21 @@ func userConfigPath() (string, error) {
 	return filepath.Join(d, "skillpm", "config.yaml"), nil
 }
 
-// userConfig is the part of the user config the registry commands read.
-type userConfig struct {
-	// PlainHTTP lists registry hosts (host:port) spoken to without TLS.
-	PlainHTTP []string `yaml:"plain_http"`
-	// Limits bound what pulling one skill may unpack.
-	Limits struct {
-		MaxFiles    int   `yaml:"max_files"`
-		MaxBytes    int64 `yaml:"max_bytes"`
-		MaxFileSize int64 `yaml:"max_file_size"`
-	} `yaml:"limits"`
-	// Mirrors redirect reads of upstream prefixes (README: Mirrors).
-	Mirrors []registry.Mirror `yaml:"mirrors"`
-}
-
-// loadUserConfig reads the user config; a missing file is an empty one.
-func loadUserConfig() (*userConfig, error) {
-	cfg := &userConfig{}
-	return cfg, readUserConfig(cfg)
-}
-
-// readUserConfig decodes the user config into v, which names the part of
-// it a command reads; a missing file leaves v as it is.
-func readUserConfig(v any) error {
+// userConfig returns the user config, read once per process: every
+// command that needs a part of it gets it from here. A config that exists
+// but cannot be used is an error, never "no config": that would fail open.
+func (e *env) userConfig() (*config.User, error) {
+	if e.config != nil || e.configErr != nil {
+		return e.config, e.configErr
+	}
 	p, err := userConfigPath()
 	if err != nil {
-		return nil
+		// No config folder at all, so no config.
+		e.config = &config.User{}
+		return e.config, nil
 	}
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if err := yaml.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %w", p, err)
-	}
-	return nil
+	e.config, e.configErr = config.Load(p)
+	return e.config, e.configErr
 }
 
 // registryFlags are shared by every command that talks to a registry.
@@ -97,7 +72,7 @@ func registryFlags() []cli.Flag {
 // blob cache, plain-HTTP hosts from the flag and the user config, and
 // request logs with --debug (never credentials).
 func newRegistryClient(e *env, c *cli.Context) (*registry.Client, error) {
-	cfg, err := loadUserConfig()
+	cfg, err := e.userConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -110,11 +85,6 @@ func newRegistryClient(e *env, c *cli.Context) (*registry.Client, error) {
 			MaxBytes:    cfg.Limits.MaxBytes,
 			MaxFileSize: cfg.Limits.MaxFileSize,
 		},
-	}
-	for _, m := range cfg.Mirrors {
-		if err := m.Validate(); err != nil {
-			return nil, fmt.Errorf("config.yaml mirrors: %w", err)
-		}
 	}
 	opts.Mirrors = cfg.Mirrors
 	store, err := credentials.NewStoreFromDocker(credentials.StoreOptions{AllowPlaintextPut: true, DetectDefaultNativeStore: true})

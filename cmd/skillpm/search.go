@@ -19,22 +19,6 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// searchConfig is the part of the user config that search reads.
-type searchConfig struct {
-	Search struct {
-		// Registries are the registry prefixes 'index refresh' lists.
-		Registries []string `yaml:"registries"`
-		// Repositories names the skills of registries without a catalog
-		// API: prefix -> skill names.
-		Repositories map[string][]string `yaml:"repositories"`
-	} `yaml:"search"`
-}
-
-func loadSearchConfig() (*searchConfig, error) {
-	cfg := &searchConfig{}
-	return cfg, readUserConfig(cfg)
-}
-
 func searchCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "search",
@@ -122,7 +106,7 @@ Examples:
 }
 
 func runIndexRefresh(e *env, c *cli.Context) error {
-	cfg, err := loadSearchConfig()
+	cfg, err := e.userConfig()
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	"github.com/opencontainers/go-digest"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sync/errgroup"
-	"gopkg.in/yaml.v3"
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/lockfile"
@@ -108,7 +106,7 @@ func runVerify(e *env, c *cli.Context) error {
 				return err
 			}
 		}
-		v, err := requireVerifier(c, projectPolicy(p))
+		v, err := requireVerifier(e, c, projectPolicy(p))
 		if err != nil {
 			return err
 		}
@@ -132,7 +130,7 @@ func runVerify(e *env, c *cli.Context) error {
 		if lock == nil {
 			return fmt.Errorf("%w: %s does not exist (run 'skillpm install' and commit skills.lock)", manager.ErrStaleLock, m.LockPath())
 		}
-		v, err := requireVerifier(c, projectPolicy(m.Project))
+		v, err := requireVerifier(e, c, projectPolicy(m.Project))
 		if err != nil {
 			return err
 		}
@@ -367,8 +365,8 @@ func projectPolicy(p *project.Manifest) string {
 // requireVerifier is loadVerifier for verify, which has nothing to say
 // without a policy: no policy and no --key is a usage error, as it is
 // for cosign verify, not a row of unchecked "ok"s.
-func requireVerifier(c *cli.Context, projectPolicy string) (*verify.Verifier, error) {
-	v, err := loadVerifier(c, projectPolicy)
+func requireVerifier(e *env, c *cli.Context, projectPolicy string) (*verify.Verifier, error) {
+	v, err := loadVerifier(e, c, projectPolicy)
 	if err != nil || v != nil {
 		return v, err
 	}
@@ -380,7 +378,7 @@ func requireVerifier(c *cli.Context, projectPolicy string) (*verify.Verifier, er
 
 // loadVerifier builds the verifier from --key, --policy, the project's
 // policy or the user config's, in that order; nil when there is none.
-func loadVerifier(c *cli.Context, projectPolicy string) (*verify.Verifier, error) {
+func loadVerifier(e *env, c *cli.Context, projectPolicy string) (*verify.Verifier, error) {
 	if key := c.String("key"); key != "" {
 		abs, err := filepath.Abs(key)
 		if err != nil {
@@ -398,10 +396,11 @@ func loadVerifier(c *cli.Context, projectPolicy string) (*verify.Verifier, error
 		path = projectPolicy
 	}
 	if path == "" {
-		var err error
-		if path, err = userPolicy(); err != nil {
+		cfg, err := e.userConfig()
+		if err != nil {
 			return nil, err
 		}
+		path = cfg.Policy
 	}
 	if path == "" {
 		return nil, nil
@@ -411,34 +410,6 @@ func loadVerifier(c *cli.Context, projectPolicy string) (*verify.Verifier, error
 		return nil, &usageError{msg: err.Error(), hint: "see README.md (\"Trust\") for the policy format"}
 	}
 	return verify.NewVerifier(p, verify.Options{})
-}
-
-// userPolicy is 'policy:' of the user config, relative to its folder;
-// "" when there is no config file or it names no policy. A config that
-// cannot be read or decoded is an error, never "no policy": that would
-// install and verify with no signature checked.
-func userPolicy() (string, error) {
-	p, err := userConfigPath()
-	if err != nil {
-		return "", nil // no config folder, so no config
-	}
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
-	if err != nil {
-		return "", &usageError{msg: fmt.Sprintf("user config: %v", err), hint: "fix or remove it; its policy: names the trust policy"}
-	}
-	var cfg struct {
-		Policy string `yaml:"policy"`
-	}
-	if err := yaml.Unmarshal(data, &cfg); err != nil {
-		return "", &usageError{msg: fmt.Sprintf("%s: %v", p, err), hint: `policy: is the path of a trust policy file; see README.md ("Trust")`}
-	}
-	if cfg.Policy == "" || filepath.IsAbs(cfg.Policy) {
-		return cfg.Policy, nil
-	}
-	return filepath.Join(filepath.Dir(p), cfg.Policy), nil
 }
 
 // policyTrust enforces a policy on installs (manager.Trust).
@@ -466,7 +437,7 @@ func (t policyTrust) Check(ctx context.Context, s lockfile.Skill, repo string) (
 // enforcePolicy makes m check its project's (or the user's) trust policy
 // before installing.
 func enforcePolicy(e *env, c *cli.Context, m *manager.Manager) error {
-	v, err := loadVerifier(c, projectPolicy(m.Project))
+	v, err := loadVerifier(e, c, projectPolicy(m.Project))
 	if err != nil || v == nil {
 		return err
 	}

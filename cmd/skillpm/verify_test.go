@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -52,56 +50,5 @@ func TestReportVerifyExitCode(t *testing.T) {
 				t.Errorf("%s: stderr = %q; want the failure count", tc.name, stderr.String())
 			}
 		}
-	}
-}
-
-// TestUserPolicy checks that only a missing user config means "no
-// policy": one that cannot be read or decoded is a usage error naming
-// the file, never a silent absence of signature checks.
-func TestUserPolicy(t *testing.T) {
-	tests := []struct {
-		name    string
-		config  string // "" writes no config.yaml; "<dir>" makes it a folder
-		want    string // relative to SKILLPM_HOME
-		wantErr string
-	}{
-		{"no config", "", "", ""},
-		{"no policy", "plain_http: [localhost:5000]\n", "", ""},
-		{"relative", "policy: trust/policy.yaml\n", "trust/policy.yaml", ""},
-		{"type mismatch", "policy: [a.yaml, b.yaml]\n", "", "config.yaml: yaml: unmarshal errors"},
-		{"syntax", "policy: {\n", "", "config.yaml: yaml:"},
-		{"unreadable", "<dir>", "", "config.yaml: is a directory"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			home := t.TempDir()
-			t.Setenv("SKILLPM_HOME", home)
-			cfg := filepath.Join(home, "config.yaml")
-			switch tc.config {
-			case "":
-			case "<dir>":
-				if err := os.Mkdir(cfg, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			default:
-				if err := os.WriteFile(cfg, []byte(tc.config), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			got, err := userPolicy()
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || exitCode(err) != exitUsage {
-					t.Fatalf("userPolicy() = %q, %v (exit %d); want a usage error containing %q", got, err, exitCode(err), tc.wantErr)
-				}
-				return
-			}
-			want := ""
-			if tc.want != "" {
-				want = filepath.Join(home, tc.want)
-			}
-			if err != nil || got != want {
-				t.Errorf("userPolicy() = %q, %v; want %q, nil", got, err, want)
-			}
-		})
 	}
 }

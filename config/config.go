@@ -1,0 +1,162 @@
+// Package config reads skillpm's user configuration: one YAML file
+// (config.yaml in the user config folder, or under SKILLPM_HOME), decoded
+// once into one type and passed down to whatever needs a part of it.
+//
+// Decoding is strict. An unknown key is an error that names the file and
+// the line: a misspelt key ("veted: true", "polcy:") must never be
+// ignored, because ignoring it fails open.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillpm/skillpm/registry"
+)
+
+// FileName is the user config's file name.
+const FileName = "config.yaml"
+
+// MaxSize bounds how much of a config file is read: a config is a few
+// lines, and a file larger than this is not one.
+const MaxSize = 1 << 20
+
+// ErrInvalid is wrapped by every error about a config file that exists
+// but cannot be used: unreadable, not YAML, an unknown key, a bad value.
+var ErrInvalid = errors.New("invalid config")
+
+// User is the user config. Its zero value is the config of a user who
+// wrote none.
+type User struct {
+	// PlainHTTP lists registry hosts (host:port) spoken to without TLS.
+	PlainHTTP []string `yaml:"plain_http"`
+	// Limits bound what pulling one skill may unpack.
+	Limits Limits `yaml:"limits"`
+	// Mirrors redirect reads of upstream prefixes (README: Mirrors).
+	Mirrors []registry.Mirror `yaml:"mirrors"`
+	// Search configures 'index refresh' and 'search'.
+	Search Search `yaml:"search"`
+	// Policy is the trust policy file, made absolute against the config's
+	// folder by Load; "" when the user names none.
+	Policy string `yaml:"policy"`
+
+	// Path is the file the config was read from; "" when there was none.
+	Path string `yaml:"-"`
+}
+
+// Limits bound what pulling one skill may unpack. Zero fields take the
+// registry package's defaults.
+type Limits struct {
+	MaxFiles    int   `yaml:"max_files"`
+	MaxBytes    int64 `yaml:"max_bytes"`
+	MaxFileSize int64 `yaml:"max_file_size"`
+}
+
+// Search configures the search index.
+type Search struct {
+	// Registries are the registry prefixes 'index refresh' lists.
+	Registries []string `yaml:"registries"`
+	// Repositories names the skills of registries without a catalog
+	// API: prefix -> skill names.
+	Repositories map[string][]string `yaml:"repositories"`
+}
+
+// Load reads the config at path. A missing file is the zero config (with
+// Path ""); any other problem is an error wrapping ErrInvalid that names
+// the file, and the line where the YAML says which.
+func Load(path string) (*User, error) {
+	u := &User{}
+	if path == "" {
+		return u, nil
+	}
+	data, err := readBounded(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return u, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", path, ErrInvalid, err)
+	}
+	if err := Parse(data, u); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	u.Path = path
+	if u.Policy != "" && !filepath.IsAbs(u.Policy) {
+		u.Policy = filepath.Join(filepath.Dir(path), u.Policy)
+	}
+	for _, m := range u.Mirrors {
+		if err := m.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: mirrors: %w: %v", path, ErrInvalid, err)
+		}
+	}
+	return u, nil
+}
+
+// Parse decodes data into u strictly: unknown keys and values of the
+// wrong type are errors wrapping ErrInvalid, each naming its line.
+// Empty data leaves u as it is.
+func Parse(data []byte, u *User) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(u); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: %s", ErrInvalid, describeYAMLError(err))
+	}
+	// A second document would be ignored by Decode: refuse it.
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: more than one YAML document", ErrInvalid)
+	}
+	return nil
+}
+
+// readBounded reads path, refusing anything that is not a regular file of
+// at most MaxSize bytes.
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("larger than %d bytes", MaxSize)
+	}
+	return data, nil
+}
+
+var unknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S+$`)
+
+// describeYAMLError turns yaml.v3's messages into the words a user needs:
+// "line 3: unknown key "veted"" rather than a Go type name.
+func describeYAMLError(err error) string {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return strings.TrimPrefix(err.Error(), "yaml: ")
+	}
+	msgs := make([]string, 0, len(te.Errors))
+	for _, m := range te.Errors {
+		if g := unknownField.FindStringSubmatch(m); g != nil {
+			m = fmt.Sprintf("line %s: unknown key %q", g[1], g[2])
+		}
+		msgs = append(msgs, m)
+	}
+	return strings.Join(msgs, "; ")
+}

@@ -1,0 +1,82 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLoad pins what a user config may be: a missing file is the empty
+// config, anything else that cannot be used is an error naming the file
+// (and the line, where YAML has one), never a silent fall-back that would
+// fail open.
+func TestLoad(t *testing.T) {
+	tests := []struct {
+		name    string
+		config  string // "" writes no file; "<dir>" makes it a folder
+		wantErr string // substring; "" for success
+	}{
+		{"no config", "", ""},
+		{"empty file", "\n", ""},
+		{"plain", "plain_http: [localhost:5000]\npolicy: trust/policy.yaml\n", ""},
+		{"typo at top level", "plain_http: []\npolcy: p.yaml\n", `line 2: unknown key "polcy"`},
+		{"typo in a mirror", "mirrors:\n  - prefix: localhost:5000/skills\n    mirrors: [oci:/srv/m]\n    veted: true\n", `line 4: unknown key "veted"`},
+		{"type mismatch", "policy: [a.yaml, b.yaml]\n", "line 1: cannot unmarshal"},
+		{"syntax", "policy: {\n", "config.yaml:"},
+		{"two documents", "policy: a.yaml\n---\npolicy: b.yaml\n", "more than one YAML document"},
+		{"bad mirror", "mirrors:\n  - prefix: localhost:5000/skills\n", "no mirrors listed"},
+		{"unreadable", "<dir>", "not a regular file"},
+		{"too large", "# " + strings.Repeat("x", MaxSize) + "\n", "larger than"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, FileName)
+			switch tc.config {
+			case "":
+			case "<dir>":
+				if err := os.Mkdir(p, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				if err := os.WriteFile(p, []byte(tc.config), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			u, err := Load(p)
+			if tc.wantErr != "" {
+				if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.wantErr) || !strings.HasPrefix(err.Error(), p) {
+					t.Fatalf("Load() = %+v, %v; want an ErrInvalid starting with %s and containing %q", u, err, p, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Load() = %v; want no error", err)
+			}
+			if tc.config == "" && u.Path != "" {
+				t.Errorf("Path = %q for a missing file; want \"\"", u.Path)
+			}
+		})
+	}
+}
+
+// TestLoadPolicyRelative: policy: is relative to the config's folder.
+func TestLoadPolicyRelative(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, FileName)
+	if err := os.WriteFile(p, []byte("policy: trust/policy.yaml\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := u.Policy, filepath.Join(dir, "trust/policy.yaml"); got != want {
+		t.Errorf("Policy = %q; want %q", got, want)
+	}
+	if u.Path != p {
+		t.Errorf("Path = %q; want %q", u.Path, p)
+	}
+}
