@@ -38,6 +38,11 @@ func testMain(m *testing.M) int {
 // binary exactly as users do.
 func buildSkillpm(dir string) error {
 	args := []string{"build", "-o", filepath.Join(dir, "skillpm"+exeSuffix())}
+	if os.Getenv("SKILLPM_E2E_RACE") != "" {
+		// CI runs the suite once more with a race-detecting binary:
+		// install, pull and the MCP server are concurrent.
+		args = append(args, "-race")
+	}
 	if os.Getenv("GOCOVERDIR") != "" {
 		// go test -cover with GOCOVERDIR set: let the binary write coverage
 		// data too (testscript passes GOCOVERDIR on to scripts).
@@ -126,7 +131,7 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 		Condition: func(cond string) (bool, error) {
 			if name, ok := strings.CutPrefix(cond, "kind:"); ok {
 				known := false
-				for _, k := range kinds() {
+				for _, k := range allKinds() {
 					known = known || k.name == name
 				}
 				if !known {

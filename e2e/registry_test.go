@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -53,6 +54,22 @@ func cosignBin() string {
 }
 
 func kinds() []registryKind {
+	all := allKinds()
+	only := os.Getenv("SKILLPM_E2E_KINDS") // e.g. "distribution"; default all
+	if only == "" {
+		return all
+	}
+	var out []registryKind
+	for _, k := range all {
+		if slices.Contains(strings.Split(only, ","), k.name) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// allKinds lists every registry kind the suite knows.
+func allKinds() []registryKind {
 	tools := toolsDir()
 	return []registryKind{
 		{
