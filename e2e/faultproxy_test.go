@@ -69,9 +69,10 @@ func (p *faultProxy) serve(next http.Handler) http.Handler {
 //
 //	faultproxy start NAME --to HOST:PORT [--fail-every N] [--reset-every M] [--delay D] [--down-after K]
 //	faultproxy stats NAME    # requests=… failed=… resets=… uploads=… on stdout
+//	faultproxy wait NAME     # until a request has arrived (at most 60s)
 //	faultproxy stop NAME
 func cmdFaultProxy(ts *testscript.TestScript, neg bool, args []string) {
-	const usage = "usage: faultproxy start NAME --to HOST:PORT [--fail-every N] [--reset-every M] [--delay D] [--down-after K] | faultproxy stats NAME | faultproxy stop NAME"
+	const usage = "usage: faultproxy start NAME --to HOST:PORT [--fail-every N] [--reset-every M] [--delay D] [--down-after K] | faultproxy stats NAME | faultproxy wait NAME | faultproxy stop NAME"
 	if neg {
 		ts.Fatalf("faultproxy does not support '!'")
 	}
@@ -134,6 +135,21 @@ func cmdFaultProxy(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		p := v.(*faultProxy)
 		fmt.Fprintf(ts.Stdout(), "requests=%d failed=%d resets=%d uploads=%d\n", p.n.Load(), p.failed.Load(), p.resets.Load(), p.uploads.Load())
+	case "wait":
+		// A script that signals a client mid-request waits for the
+		// request, not for a fixed time that a loaded machine outlasts.
+		v, ok := proxies.Load(name)
+		if !ok || len(args) != 2 {
+			ts.Fatalf("faultproxy %s was not started by this script", name)
+		}
+		p := v.(*faultProxy)
+		deadline := time.Now().Add(60 * time.Second)
+		for p.n.Load() == 0 {
+			if time.Now().After(deadline) {
+				ts.Fatalf("faultproxy %s: no request within 60s", name)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	case "stop":
 		v, ok := proxies.LoadAndDelete(name)
 		if !ok || len(args) != 2 {

@@ -24,6 +24,11 @@ type ScaffoldOptions struct {
 	Tool string
 	// Runtime is python (default), node or bash.
 	Runtime string
+	// Format is the tool declaration's format: FormatUniversal (tools in
+	// SKILL.md frontmatter) or FormatSkillTools (a tools.json beside
+	// SKILL.md). Empty picks the Universal format unless Tool is a name
+	// only the Skill Tools format allows (count_words: underscores).
+	Format ToolFormat
 	// Force allows writing into a folder that already has a SKILL.md.
 	Force bool
 }
@@ -58,17 +63,26 @@ func Scaffold(dir string, opts ScaffoldOptions) ([]string, error) {
 	}
 	data := scaffoldData{ScaffoldOptions: opts, Description: yamlQuote(opts.Description)}
 	if opts.Tool != "" {
-		if len(opts.Tool) > 64 || !universalToolRE.MatchString(opts.Tool) {
-			return nil, fmt.Errorf("init: tool name %q must be 1-64 lowercase letters, digits and hyphens (e.g. %q)", opts.Tool, suggestName(opts.Tool))
+		format, err := toolFormat(opts.Tool, opts.Format)
+		if err != nil {
+			return nil, err
 		}
-		ext, tmpl, ok := handlerTemplate(opts.Runtime)
+		ext, tmpl, ok := handlerTemplate(opts.Runtime, format)
 		if !ok {
 			return nil, fmt.Errorf("init: unknown runtime %q (want python, node or bash)", opts.Runtime)
 		}
 		data.Entrypoint = "scripts/" + strings.ReplaceAll(opts.Tool, "-", "_") + ext
 		add(data.Entrypoint, render(tmpl, data))
-		add(FileName, render(universalSkillTmpl, data))
+		if format == FormatSkillTools {
+			add(FileName, render(skillToolsSkillTmpl, data))
+			add(ToolsFileName, render(toolsJSONTmpl, data))
+		} else {
+			add(FileName, render(universalSkillTmpl, data))
+		}
 	} else {
+		if opts.Format != "" && opts.Format != FormatUniversal && opts.Format != FormatSkillTools {
+			return nil, fmt.Errorf("init: unknown format %q (want %s or %s)", opts.Format, FormatUniversal, FormatSkillTools)
+		}
 		add(FileName, render(plainSkillTmpl, data))
 	}
 	if !opts.Force {
@@ -173,11 +187,47 @@ func yamlQuote(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", " ").Replace(s) + `"`
 }
 
-func handlerTemplate(runtime string) (string, *template.Template, bool) {
+// toolFormat picks the declaration format for a tool called name: the one
+// asked for, which must allow the name, else the Universal format when
+// its naming rule (lowercase, digits, hyphens) allows it, else Skill Tools
+// (lowercase, digits, underscores).
+func toolFormat(name string, asked ToolFormat) (ToolFormat, error) {
+	universal := len(name) <= 64 && universalToolRE.MatchString(name)
+	skillTools := skillToolNameRE.MatchString(name)
+	switch asked {
+	case "":
+		if universal {
+			return FormatUniversal, nil
+		}
+		if skillTools {
+			return FormatSkillTools, nil
+		}
+		return "", fmt.Errorf("init: tool name %q fits neither format: use lowercase letters, digits and hyphens (e.g. %q) or, for the Skill Tools format, underscores (e.g. %q)",
+			name, suggestName(name), strings.ReplaceAll(suggestName(name), "-", "_"))
+	case FormatUniversal:
+		if !universal {
+			return "", fmt.Errorf("init: tool name %q must be 1-64 lowercase letters, digits and hyphens in the Universal format (e.g. %q); --format %s allows underscores", name, suggestName(name), FormatSkillTools)
+		}
+	case FormatSkillTools:
+		if !skillTools {
+			return "", fmt.Errorf("init: tool name %q must match ^[a-z][a-z0-9_]*$ in the Skill Tools format (e.g. %q)", name, strings.ReplaceAll(suggestName(name), "-", "_"))
+		}
+	default:
+		return "", fmt.Errorf("init: unknown format %q (want %s or %s)", asked, FormatUniversal, FormatSkillTools)
+	}
+	return asked, nil
+}
+
+func handlerTemplate(runtime string, format ToolFormat) (string, *template.Template, bool) {
 	switch runtime {
 	case "python":
 		return ".py", pythonHandlerTmpl, true
 	case "node":
+		if format == FormatSkillTools {
+			// The Skill Tools spec's reference convention: a .js ESM
+			// module with a default export.
+			return ".js", nodeHandlerTmpl, true
+		}
 		return ".mjs", nodeHandlerTmpl, true
 	case "bash":
 		return ".sh", bashHandlerTmpl, true
@@ -254,6 +304,39 @@ Describe the tasks and phrases that should make an agent load this skill.
 
 - ` + "`{{.Tool}}`" + `: takes ` + "`text`" + ` and returns ` + "`{\"result\": ...}`" + `. Run it with
   ` + "`skillpm run {{.Tool}} text=hello`" + `.
+`))
+
+var skillToolsSkillTmpl = template.Must(template.New("SKILL.md").Parse(`---
+name: {{.Name}}
+description: {{.Description}}
+version: {{.Version}}
+---
+
+# {{.Name}}
+
+## When to use
+
+Describe the tasks and phrases that should make an agent load this skill.
+
+## Tools
+
+- ` + "`{{.Tool}}`" + ` (declared in tools.json): takes ` + "`text`" + ` and returns
+  ` + "`{\"result\": ...}`" + `. Run it with ` + "`skillpm run {{.Tool}} text=hello`" + `.
+`))
+
+var toolsJSONTmpl = template.Must(template.New("tools.json").Parse(`[
+  {
+    "name": "{{.Tool}}",
+    "description": "Echo the given text back. Replace with what the tool really does.",
+    "script": "{{.Entrypoint}}",
+    "parameters": {
+      "text": {
+        "type": "string",
+        "description": "The text to process."
+      }
+    }
+  }
+]
 `))
 
 var pythonHandlerTmpl = template.Must(template.New("py").Parse(`"""Handler for the {{.Tool}} tool of the {{.Name}} skill.

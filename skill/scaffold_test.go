@@ -28,6 +28,9 @@ func TestScaffoldPassesStrictLint(t *testing.T) {
 		{"default-runtime", ScaffoldOptions{Tool: "t"}, []string{"scripts/t.py", "SKILL.md"}, ProfileUniversal},
 		{"node", ScaffoldOptions{Tool: "word-count", Runtime: "node"}, []string{"scripts/word_count.mjs", "SKILL.md"}, ProfileUniversal},
 		{"bash", ScaffoldOptions{Tool: "word-count", Runtime: "bash"}, []string{"scripts/word_count.sh", "SKILL.md"}, ProfileUniversal},
+		{"skill-tools by name", ScaffoldOptions{Tool: "count_words"}, []string{"scripts/count_words.py", "SKILL.md", "tools.json"}, ProfileSkillTools},
+		{"skill-tools node", ScaffoldOptions{Tool: "count_words", Runtime: "node"}, []string{"scripts/count_words.js", "SKILL.md", "tools.json"}, ProfileSkillTools},
+		{"skill-tools bash", ScaffoldOptions{Tool: "count", Runtime: "bash", Format: FormatSkillTools}, []string{"scripts/count.sh", "SKILL.md", "tools.json"}, ProfileSkillTools},
 		{"quoted-description", ScaffoldOptions{Description: "Say \"hi\": then\nstop. Use when: greeted \\o/"}, []string{"SKILL.md"}, ProfileAgentSkills},
 	}
 	l := newLinter(t)
@@ -63,7 +66,10 @@ func TestScaffoldRefuses(t *testing.T) {
 		wantErr string
 	}{
 		{"bad-name", ScaffoldOptions{Name: "My_Skill"}, `"My_Skill" is not a valid skill name`},
-		{"bad-tool", ScaffoldOptions{Tool: "Word_Count"}, `tool name "Word_Count" must be`},
+		{"bad-tool", ScaffoldOptions{Tool: "Word_Count"}, `tool name "Word_Count" fits neither format`},
+		{"hyphen in skill-tools", ScaffoldOptions{Tool: "word-count", Format: FormatSkillTools}, `must match ^[a-z][a-z0-9_]*$ in the Skill Tools format (e.g. "word_count")`},
+		{"underscore in universal", ScaffoldOptions{Tool: "word_count", Format: FormatUniversal}, `--format skill-tools allows underscores`},
+		{"bad-format", ScaffoldOptions{Tool: "t", Format: "yaml"}, `unknown format "yaml"`},
 		{"bad-runtime", ScaffoldOptions{Tool: "t", Runtime: "ruby"}, `unknown runtime "ruby"`},
 	}
 	for _, tc := range tests {

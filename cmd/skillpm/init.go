@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
+	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/urfave/cli/v2"
 )
@@ -16,18 +18,26 @@ func initCommand(e *env) *cli.Command {
 
 DIR defaults to the current folder; the skill is named after it.
 
+With --tool, the tool is declared in SKILL.md's frontmatter (the Universal
+format, names with hyphens) or in a tools.json beside it (the Skill Tools
+format, names with underscores): --format picks, and without it the tool's
+name does. A folder that holds skills.yaml or .git is a project, not a
+skill: init refuses to turn it into one without --force.
+
 Examples:
   skillpm init pdf-tools
   skillpm init pdf-tools --description "Extract text from PDFs. Use when the user mentions PDFs."
   skillpm init pdf-tools --tool extract-text --runtime python
-  skillpm init --tool word-count --runtime node`,
+  skillpm init demo --tool count_words --runtime node    # tools.json (Skill Tools)
+  skillpm init --tool word-count --format skill-tools --runtime bash`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "name", Usage: "skill `NAME` (default: the folder name)"},
 			&cli.StringFlag{Name: "description", Usage: "what the skill does and when to use it"},
 			&cli.StringFlag{Name: "version", Value: "0.1.0", Usage: "initial semver `VERSION`"},
 			&cli.StringFlag{Name: "tool", Usage: "add a tool called `NAME` with a handler script"},
 			&cli.StringFlag{Name: "runtime", Value: "python", Usage: "handler `RUNTIME` for --tool: python, node or bash"},
-			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing SKILL.md"},
+			&cli.StringFlag{Name: "format", Usage: "declare --tool in `FORMAT`: universal (SKILL.md frontmatter) or skill-tools (tools.json); default: what the tool's name fits"},
+			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing SKILL.md; make a skill of a folder that holds skills.yaml or .git"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
@@ -40,9 +50,18 @@ Examples:
 			if c.IsSet("runtime") && !c.IsSet("tool") {
 				return usageErrorf(c, "--runtime needs --tool NAME")
 			}
+			if c.IsSet("format") && !c.IsSet("tool") {
+				return usageErrorf(c, "--format needs --tool NAME")
+			}
+			if !c.Bool("force") {
+				if err := refuseProjectFolder(dir); err != nil {
+					return err
+				}
+			}
 			files, err := skill.Scaffold(dir, skill.ScaffoldOptions{
 				Name: c.String("name"), Description: c.String("description"), Version: c.String("version"),
-				Tool: c.String("tool"), Runtime: c.String("runtime"), Force: c.Bool("force"),
+				Tool: c.String("tool"), Runtime: c.String("runtime"), Format: skill.ToolFormat(c.String("format")),
+				Force: c.Bool("force"),
 			})
 			if err != nil {
 				return &usageError{msg: err.Error(), hint: "see 'skillpm init --help'"}
@@ -59,4 +78,20 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// refuseProjectFolder refuses to scaffold into a folder that is a project
+// (skills.yaml) or a repository root (.git): its SKILL.md would make the
+// whole project one skill, which is rarely what was meant.
+func refuseProjectFolder(dir string) error {
+	for _, marker := range []string{project.FileName, ".git"} {
+		if _, err := os.Lstat(filepath.Join(dir, marker)); err == nil {
+			abs, _ := filepath.Abs(dir)
+			return &usageError{
+				msg:  fmt.Sprintf("%s holds %s: it is a project, and init would make the whole folder one skill", abs, marker),
+				hint: "create the skill in a subfolder ('skillpm init skills/NAME'), or pass --force to make this folder a skill",
+			}
+		}
+	}
+	return nil
 }

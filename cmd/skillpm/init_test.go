@@ -22,6 +22,9 @@ func TestInitThenLintStrict(t *testing.T) {
 		{"bash", []string{"init", "x", "--tool", "t", "--runtime", "bash"}, []string{"SKILL.md", "scripts/t.sh"}},
 		{"default-runtime", []string{"init", "--tool", "extract-text", "x"}, []string{"SKILL.md", "scripts/extract_text.py"}},
 		{"no-tool", []string{"init", "x", "--description", "Greets people. Use when: someone says hi."}, []string{"SKILL.md"}},
+		// The Skill Tools spec's own example name: underscores pick tools.json.
+		{"skill-tools by name", []string{"init", "x", "--tool", "count_words", "--runtime", "node"}, []string{"SKILL.md", "scripts/count_words.js", "tools.json"}},
+		{"skill-tools asked", []string{"init", "x", "--tool", "t", "--format", "skill-tools"}, []string{"SKILL.md", "scripts/t.py", "tools.json"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,7 +75,7 @@ func TestInitErrors(t *testing.T) {
 		args       []string
 		wantStderr string
 	}{
-		{"bad-tool-name", []string{"init", "x", "--tool", "Extract_Text"}, `tool name "Extract_Text" must be 1-64 lowercase letters`},
+		{"bad-tool-name", []string{"init", "x", "--tool", "Extract_Text"}, `tool name "Extract_Text" fits neither format`},
 		{"bad-runtime", []string{"init", "x", "--tool", "t", "--runtime", "ruby"}, `unknown runtime "ruby"`},
 		{"runtime-without-tool", []string{"init", "x", "--runtime", "node"}, "--runtime needs --tool NAME"},
 		{"bad-name", []string{"init", "x", "--name", "Bad Name"}, `"Bad Name" is not a valid skill name`},
@@ -113,5 +116,31 @@ func TestInitExisting(t *testing.T) {
 	}
 	if code, _, stderr := lintRun(t, "init", "x", "--tool", "t", "--force"); code != exitOK {
 		t.Errorf("init --force = exit %d: %s", code, stderr)
+	}
+}
+
+// TestInitRefusesProjectFolder: a folder holding skills.yaml or .git is a
+// project; init says so instead of silently turning it into one skill.
+func TestInitRefusesProjectFolder(t *testing.T) {
+	for _, marker := range []string{"skills.yaml", ".git"} {
+		t.Run(marker, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			if err := os.Mkdir("p", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join("p", marker), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := lintRun(t, "init", "p")
+			if code != exitUsage || !strings.Contains(stderr, "holds "+marker) || !strings.Contains(stderr, "skillpm init skills/NAME") {
+				t.Fatalf("init p = exit %d, stderr %q; want exit 2 naming %s and the fix", code, stderr, marker)
+			}
+			if _, err := os.Stat(filepath.Join("p", "SKILL.md")); !os.IsNotExist(err) {
+				t.Errorf("SKILL.md written after a refusal (stat: %v)", err)
+			}
+			if code, _, stderr := lintRun(t, "init", "p", "--force"); code != exitOK {
+				t.Errorf("init p --force = exit %d (%s); want 0", code, stderr)
+			}
+		})
 	}
 }
