@@ -133,6 +133,32 @@ func commands(e *env) []*cli.Command {
 	}
 }
 
+// categories group the top-level help so the everyday verbs come first.
+// urfave/cli sorts categories by name; these names sort in this order.
+var categories = map[string]string{
+	"add": "Add and install skills", "install": "Add and install skills",
+	"remove": "Add and install skills", "update": "Add and install skills",
+	"list": "Add and install skills", "outdated": "Add and install skills",
+	"why": "Add and install skills", "status": "Add and install skills",
+	"search": "Add and install skills", "index": "Add and install skills",
+
+	"tools": "Agents: run what skills declare", "run": "Agents: run what skills declare",
+	"exec": "Agents: run what skills declare", "prompt": "Agents: run what skills declare",
+	"mcp": "Agents: run what skills declare",
+
+	"init": "Author and publish skills", "lint": "Author and publish skills",
+	"pack": "Author and publish skills", "publish": "Author and publish skills",
+	"sign": "Author and publish skills", "key": "Author and publish skills",
+
+	"verify": "CI, trust and mirrors", "sync": "CI, trust and mirrors",
+	"bundle": "CI, trust and mirrors",
+
+	"pull": "Registries", "inspect": "Registries", "versions": "Registries",
+	"login": "Registries", "logout": "Registries",
+
+	"version": "Shell completion and version", "completion": "Shell completion and version",
+}
+
 func newApp(e *env) *cli.App {
 	app := &cli.App{
 		Name:    "skillpm",
@@ -142,9 +168,14 @@ func newApp(e *env) *cli.App {
 skillpm --version | -V
 
 Examples:
+  skillpm add pdf-tools               # add a skill to the project: skills.yaml, skills.lock, installed
+  skillpm install                     # install what skills.lock pins (teammates, after a clone)
+  skillpm install --frozen            # CI: exactly the committed lock, or exit 8
+  skillpm list                        # what agents see, in precedence order
+  skillpm run count_words text=hi     # run a tool an installed skill declares
   skillpm init pdf-tools --tool extract-text --runtime python
-  skillpm lint pdf-tools
-  skillpm lint --strict --json ./skills`,
+  skillpm lint --strict pdf-tools
+  skillpm publish pdf-tools ghcr.io/acme/skills   # pushed as ghcr.io/acme/skills/pdf-tools`,
 		Description: `skillpm packs skill folders (SKILL.md + scripts + tools) into OCI artifacts,
 publishes them to any OCI registry or a local OCI layout folder, resolves their
 dependencies into a digest-pinned skills.lock, installs them into the folders
@@ -173,6 +204,7 @@ Exit codes are listed in the README ("Exit codes").`,
 	}
 	app.Commands = commands(e)
 	for _, cmd := range app.Commands {
+		cmd.Category = categories[cmd.Name]
 		decorate(e, cmd)
 	}
 	return app
