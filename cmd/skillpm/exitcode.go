@@ -72,7 +72,7 @@ func exitCode(err error) int {
 		return exitStaleLock
 	case errors.Is(err, skillsync.ErrRejected), errors.Is(err, registry.ErrNotVetted):
 		return exitPolicy
-	case errors.Is(err, skillsync.ErrConfig), errors.Is(err, config.ErrInvalid):
+	case errors.Is(err, skillsync.ErrConfig), errors.Is(err, config.ErrInvalid), errors.Is(err, registry.ErrNameMismatch):
 		return exitUsage
 	case errors.Is(err, manager.ErrNoRegistry):
 		return exitUsage
@@ -127,6 +127,9 @@ func hintFor(err error) string {
 	var te *toolrun.Error
 	if errors.As(err, &te) {
 		return toolHint(te)
+	}
+	if errors.Is(err, registry.ErrNameMismatch) {
+		return "publish to the registry prefix (ghcr.io/acme/skills, oci:./registry): the skill's name is appended"
 	}
 	if errors.Is(err, config.ErrInvalid) {
 		return `fix or remove the user config; README.md ("Configuration") lists its keys`

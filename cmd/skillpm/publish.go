@@ -26,18 +26,22 @@ func publishCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "publish",
 		Usage: "lint, pack and push a skill to an OCI registry or layout folder",
-		UsageText: `skillpm publish [options] DIR REPOSITORY
+		UsageText: `skillpm publish [options] DIR REPOSITORY|PREFIX
 
 REPOSITORY is written as oras and helm write it
 (registry.example.com/org/skills/pdf) or oci:PATH for an OCI image layout
-folder. The tag is the skill's version (frontmatter version, or --version;
+folder, and its last segment is the skill's name. Given a PREFIX instead
+(ghcr.io/acme/skills, oci:./registry), the skill's name is appended, as
+'helm push' does; a repository named for another skill is refused. The
+tag is the skill's version (frontmatter version, or --version;
 "+" is written "_"). The skill is linted first; publishing stops on lint
 errors. An existing version is never moved to different content unless
 --force is given; publishing identical content again changes nothing.
 
 Examples:
+  skillpm publish ./pdf ghcr.io/acme/skills        # to ghcr.io/acme/skills/pdf
   skillpm publish ./pdf ghcr.io/acme/skills/pdf
-  skillpm publish ./pdf oci:./registry/pdf
+  skillpm publish ./pdf oci:./registry             # to the layout folder ./registry/pdf
   skillpm publish --plain-http ./pdf 127.0.0.1:5000/skills/pdf --version 1.2.1
   skillpm publish --sign --provenance --key skillpm.key ./pdf ghcr.io/acme/skills/pdf`,
 		Flags: append(append([]cli.Flag{
@@ -110,6 +114,9 @@ func runPublish(c *cli.Context, e *env, opts publishOptions) error {
 	}
 	client, err := newRegistryClient(e, c)
 	if err != nil {
+		return err
+	}
+	if opts.repo, err = client.PublishRepository(c.Context, opts.repo, p.Name); err != nil {
 		return err
 	}
 	pub, err := client.Publish(c.Context, p, opts.repo, registry.PublishOptions{Force: opts.force})
