@@ -64,19 +64,6 @@ const FileName = "index.db"
 // DefaultTimeout bounds how long opening the index waits for a lock.
 const DefaultTimeout = 100 * time.Millisecond
 
-// DefaultPath returns $SKILLPM_HOME/index.db, or index.db in a skillpm
-// folder of the user cache directory when SKILLPM_HOME is unset.
-func DefaultPath() (string, error) {
-	if h := os.Getenv("SKILLPM_HOME"); h != "" {
-		return filepath.Join(h, FileName), nil
-	}
-	c, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("index location: %w", err)
-	}
-	return filepath.Join(c, "skillpm", FileName), nil
-}
-
 // ErrCorrupt is wrapped by errors for an index file that cannot be read:
 // not a bbolt file, a bad checksum, a page bbolt refuses.
 var ErrCorrupt = errors.New("index file is corrupt")

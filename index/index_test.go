@@ -230,11 +230,3 @@ func TestInstalledOtherFormat(t *testing.T) {
 		t.Errorf("after rewrite: stats = %+v; want a hit", st)
 	}
 }
-
-func TestDefaultPath(t *testing.T) {
-	t.Setenv("SKILLPM_HOME", "/tmp/sp")
-	got, err := DefaultPath()
-	if want := filepath.Join("/tmp/sp", FileName); err != nil || got != want {
-		t.Errorf("DefaultPath() = %q, %v; want %q", got, err, want)
-	}
-}

@@ -11,6 +11,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/credentials"
 
 	"github.com/skillpm/skillpm/config"
+	"github.com/skillpm/skillpm/index"
 	"github.com/skillpm/skillpm/registry"
 )
 
@@ -28,6 +29,20 @@ func cacheDir() (string, error) {
 		return "", fmt.Errorf("no cache directory: %w (set SKILLPM_HOME)", err)
 	}
 	return filepath.Join(d, "skillpm"), nil
+}
+
+// indexPath is the metadata index: $SKILLPM_HOME/index.db, else index.db
+// in the user cache dir's skillpm folder. The index package takes its
+// path from here; it reads no environment of its own.
+func indexPath() (string, error) {
+	if h := skillpmHome(); h != "" {
+		return filepath.Join(h, index.FileName), nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("index location: %w (set SKILLPM_HOME)", err)
+	}
+	return filepath.Join(d, "skillpm", index.FileName), nil
 }
 
 // userConfigPath is $SKILLPM_HOME/config.yaml, else

@@ -12,7 +12,7 @@ func openMetaCache(e *env, noIndex bool) *index.Remote {
 	if noIndex {
 		return nil
 	}
-	p, err := index.DefaultPath()
+	p, err := indexPath()
 	if err != nil {
 		e.debugf("index unavailable: %v", err)
 		return nil

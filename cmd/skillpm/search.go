@@ -39,7 +39,7 @@ Examples:
 			if c.NArg() == 0 {
 				return usageErrorf(c, "search needs a query")
 			}
-			path, err := index.DefaultPath()
+			path, err := indexPath()
 			if err != nil {
 				return err
 			}
@@ -158,7 +158,7 @@ func runIndexRefresh(e *env, c *cli.Context) error {
 		}
 		entries = append(entries, got...)
 	}
-	path, err := index.DefaultPath()
+	path, err := indexPath()
 	if err != nil {
 		return err
 	}

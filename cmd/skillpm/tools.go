@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/skillpm/skillpm/agent"
-	"github.com/skillpm/skillpm/index"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/toolrun"
 	"github.com/urfave/cli/v2"
@@ -59,7 +58,7 @@ func loadCatalog(ctx context.Context, e *env, c *cli.Context) (*agent.Catalog, e
 	home, _ := os.UserHomeDir() // no home: no user scope
 	opts := agent.Options{Project: project, Home: home}
 	if !c.Bool("no-index") {
-		opts.IndexPath, _ = index.DefaultPath() // no cache folder: no index
+		opts.IndexPath, _ = indexPath() // no cache folder: no index
 	}
 	start := time.Now()
 	cat, err := agent.Build(ctx, opts)
