@@ -123,6 +123,7 @@ func commands(e *env) []*cli.Command {
 		indexCommand(e),
 		loginCommand(e),
 		logoutCommand(e),
+		agentsCommand(e),
 		toolsCommand(e),
 		runCommand(e),
 		execCommand(e),
@@ -142,7 +143,7 @@ var categories = map[string]string{
 	"why": "Add and install skills", "status": "Add and install skills",
 	"search": "Add and install skills", "index": "Add and install skills",
 
-	"tools": "Agents: run what skills declare", "run": "Agents: run what skills declare",
+	"agents": "Agents: run what skills declare", "tools": "Agents: run what skills declare", "run": "Agents: run what skills declare",
 	"exec": "Agents: run what skills declare", "prompt": "Agents: run what skills declare",
 	"mcp": "Agents: run what skills declare",
 
