@@ -1,0 +1,360 @@
+package git
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/skillpm/skillpm/registry"
+)
+
+// Errors a caller tells apart; each is wrapped with the source named.
+var (
+	// ErrNoGit: the git program is not installed.
+	ErrNoGit = errors.New("git is not installed")
+	// ErrNotFound: the repository, ref or folder does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrFailed: git could not read the repository (network,
+	// credentials, a server error); its own message is kept.
+	ErrFailed = errors.New("git failed")
+)
+
+// DefaultTimeout bounds one git command when Client.Timeout is zero.
+const DefaultTimeout = 5 * time.Minute
+
+// maxListing bounds what is read of ls-remote and ls-tree output: a
+// hostile repository with a million refs or files is refused, not read.
+const maxListing = 32 << 20
+
+// Client runs git for skillpm. The zero value is usable only after
+// CacheDir is set.
+type Client struct {
+	// Git is the git program; "" looks up "git" on PATH.
+	Git string
+	// CacheDir holds one bare repository per remote URL, so a commit
+	// fetched once is never fetched again.
+	CacheDir string
+	// Timeout bounds each git command; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Env is added to git's environment (tests set GIT_CONFIG_GLOBAL).
+	Env []string
+	// Limits bound what Export writes, as for OCI layers.
+	Limits registry.Limits
+
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex // per cached repository
+}
+
+// Ref is one of a remote's tags or branches.
+type Ref struct {
+	Name   string // "refs/tags/v1.2.0", "refs/heads/main"
+	Commit string // the commit it points at (annotated tags peeled)
+}
+
+// Short returns the ref's name without refs/tags/ or refs/heads/.
+func (r Ref) Short() string {
+	if s, ok := strings.CutPrefix(r.Name, "refs/tags/"); ok {
+		return s
+	}
+	return strings.TrimPrefix(r.Name, "refs/heads/")
+}
+
+// IsTag reports whether the ref is a tag.
+func (r Ref) IsTag() bool { return strings.HasPrefix(r.Name, "refs/tags/") }
+
+var commitRE = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+
+// IsCommit reports whether s is a full commit id (SHA-1 or SHA-256).
+func IsCommit(s string) bool { return commitRE.MatchString(s) }
+
+// Refs lists the remote's tags and branches, annotated tags peeled to
+// their commits, sorted by name.
+func (c *Client) Refs(ctx context.Context, url string) ([]Ref, error) {
+	out, err := c.run(ctx, "", "ls-remote", "--tags", "--heads", "--", url)
+	if err != nil {
+		return nil, fmt.Errorf("list refs of %s: %w", Redact(url), err)
+	}
+	byName := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		commit, name, ok := strings.Cut(sc.Text(), "\t")
+		if !ok || !IsCommit(commit) {
+			continue
+		}
+		if base, peeled := strings.CutSuffix(name, "^{}"); peeled {
+			byName[base] = commit // the peeled commit wins over the tag object
+			continue
+		}
+		if _, seen := byName[name]; !seen {
+			byName[name] = commit
+		}
+	}
+	refs := make([]Ref, 0, len(byName))
+	for n, cm := range byName {
+		refs = append(refs, Ref{Name: n, Commit: cm})
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Name < refs[j].Name })
+	return refs, nil
+}
+
+// Fetch makes commit available in the cache of url's repository: a
+// shallow fetch of that one commit, without blobs where the server
+// supports partial clone (their folder's blobs are fetched by Export).
+// A commit already cached is not fetched again: a warm fetch needs no
+// network.
+func (c *Client) Fetch(ctx context.Context, url, commit string) error {
+	if !IsCommit(commit) {
+		return fmt.Errorf("fetch %s: %q is not a full commit id", Redact(url), commit)
+	}
+	dir, unlock, err := c.repo(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if c.has(ctx, dir, commit) {
+		return nil
+	}
+	if _, err := c.run(ctx, dir, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+		"--depth=1", "--filter=blob:none", "origin", commit); err != nil {
+		if msg := err.Error(); strings.Contains(msg, "not our ref") || strings.Contains(msg, "couldn't find remote ref") {
+			return fmt.Errorf("fetch %s at %s: commit %w (force-pushed away, or never there)", Redact(url), commit, ErrNotFound)
+		}
+		return fmt.Errorf("fetch %s at %s: %w", Redact(url), commit, err)
+	}
+	if !c.has(ctx, dir, commit) {
+		return fmt.Errorf("fetch %s: commit %s %w after fetching it", Redact(url), commit, ErrNotFound)
+	}
+	return nil
+}
+
+// SkillDirs lists the folders under subdir ("" for the root) of commit
+// that hold a SKILL.md, slash-separated and sorted. Commit must have been
+// fetched.
+func (c *Client) SkillDirs(ctx context.Context, url, commit, subdir string) ([]string, error) {
+	dir, unlock, err := c.repo(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	args := []string{"ls-tree", "-r", "--name-only", "-z", commit}
+	if subdir != "" {
+		args = append(args, "--", subdir+"/")
+	}
+	out, err := c.run(ctx, dir, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list %s at %s: %w", Redact(url), commit, err)
+	}
+	var dirs []string
+	for _, name := range strings.Split(string(out), "\x00") {
+		if path.Base(name) == "SKILL.md" {
+			dirs = append(dirs, path.Dir(name))
+		}
+	}
+	sort.Strings(dirs)
+	return dirs, nil
+}
+
+// Export writes the folder subdir ("" for the root) of commit into dst,
+// which must not exist, through registry.Unpack: the same checks as an
+// OCI layer (no traversal, no escaping links, no devices, size and file
+// limits). Commit must have been fetched; blobs missing from a partial
+// clone are fetched now.
+func (c *Client) Export(ctx context.Context, url, commit, subdir, dst string) error {
+	dir, unlock, err := c.repo(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	treeish := commit
+	if subdir != "" {
+		treeish = commit + ":" + subdir
+	}
+	if kind, err := c.run(ctx, dir, "cat-file", "-t", treeish); err != nil || strings.TrimSpace(string(kind)) != "tree" {
+		return fmt.Errorf("%s at %s: folder %q %w", Redact(url), commit, subdir, ErrNotFound)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout())
+	defer cancel()
+	cmd := c.command(ctx, dir, "archive", "--format=tar.gz", treeish)
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 64 << 10}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return c.startError(err)
+	}
+	_, uerr := registry.Unpack(ctx, out, dst, registry.UnpackOptions{Limits: c.Limits})
+	if uerr != nil {
+		cancel() // stop git; its output is no longer read
+	}
+	io.Copy(io.Discard, out)
+	werr := cmd.Wait()
+	if uerr != nil {
+		return fmt.Errorf("%s at %s: %w", Redact(url), commit, uerr)
+	}
+	if werr != nil {
+		return fmt.Errorf("%s at %s: archive: %w: %s", Redact(url), commit, ErrFailed, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// repo returns the cached bare repository for url, creating it, and
+// holds its lock until unlock is called: two skills of one monorepo
+// fetch into one repository one after the other.
+func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
+	if c.CacheDir == "" {
+		return "", nil, errors.New("git: no cache folder")
+	}
+	sum := sha256.Sum256([]byte(url))
+	dir := filepath.Join(c.CacheDir, hex.EncodeToString(sum[:16])+".git")
+	c.mu.Lock()
+	if c.locks == nil {
+		c.locks = map[string]*sync.Mutex{}
+	}
+	l := c.locks[dir]
+	if l == nil {
+		l = &sync.Mutex{}
+		c.locks[dir] = l
+	}
+	c.mu.Unlock()
+	l.Lock()
+	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil {
+		if err := os.MkdirAll(c.CacheDir, 0o755); err != nil {
+			l.Unlock()
+			return "", nil, err
+		}
+		tmp, err := os.MkdirTemp(c.CacheDir, ".init-")
+		if err == nil {
+			_, err = c.run(ctx, tmp, "init", "--quiet", "--bare", ".")
+		}
+		if err == nil {
+			_, err = c.run(ctx, tmp, "remote", "add", "origin", url)
+		}
+		if err == nil {
+			// A promisor remote, so that a partial fetch's missing
+			// blobs are fetched on demand.
+			_, err = c.run(ctx, tmp, "config", "remote.origin.promisor", "true")
+		}
+		if err == nil {
+			err = os.Rename(tmp, dir)
+		}
+		if err != nil {
+			os.RemoveAll(tmp)
+			l.Unlock()
+			return "", nil, fmt.Errorf("git cache for %s: %w", Redact(url), err)
+		}
+	}
+	return dir, l.Unlock, nil
+}
+
+func (c *Client) has(ctx context.Context, dir, commit string) bool {
+	_, err := c.run(ctx, dir, "cat-file", "-e", commit+"^{commit}")
+	return err == nil
+}
+
+func (c *Client) timeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return DefaultTimeout
+}
+
+// command builds a git command that is safe to point at a hostile
+// repository: no terminal prompts (credential helpers and GIT_ASKPASS
+// still work), only the transports skillpm names (never ext::), no
+// hooks, no fsmonitor, and the user's global config (for credentials and
+// SSH) but not the repository's own.
+func (c *Client) command(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	bin := c.Git
+	if bin == "" {
+		bin = "git"
+	}
+	full := append([]string{
+		"-c", "core.hooksPath=/dev/null",
+		"-c", "core.fsmonitor=false",
+		"-c", "protocol.ext.allow=never",
+		"-c", "protocol.file.allow=always",
+		"-c", "fetch.fsckObjects=true",
+	}, args...)
+	cmd := exec.CommandContext(ctx, bin, full...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_ALLOW_PROTOCOL=file:git:http:https:ssh",
+		"GIT_CONFIG_NOSYSTEM=1",
+		"LC_ALL=C",
+	)
+	cmd.Env = append(cmd.Env, c.Env...)
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
+// run runs git and returns its stdout, bounded, or an error wrapping
+// ErrNoGit or ErrFailed with git's own message.
+func (c *Client) run(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout())
+	defer cancel()
+	cmd := c.command(ctx, dir, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &limitedBuffer{buf: &stdout, max: maxListing}
+	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 64 << 10}
+	err := cmd.Run()
+	if err == nil {
+		return stdout.Bytes(), nil
+	}
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%w: git %s timed out after %s", ErrFailed, args[0], c.timeout())
+		}
+		return nil, ctx.Err()
+	}
+	if cmd.ProcessState == nil {
+		return nil, c.startError(err) // git never ran
+	}
+	if errors.Is(err, errListingTooLarge) {
+		return nil, fmt.Errorf("%w: git %s printed more than %d bytes", ErrFailed, args[0], maxListing)
+	}
+	msg := strings.TrimSpace(stderr.String())
+	if msg == "" {
+		msg = err.Error()
+	}
+	return nil, fmt.Errorf("%w: %s", ErrFailed, msg)
+}
+
+func (c *Client) startError(err error) error {
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("%w (%v): install git (apt-get install git, brew install git) to use git sources", ErrNoGit, err)
+	}
+	return err
+}
+
+var errListingTooLarge = errors.New("output too large")
+
+// limitedBuffer writes into buf and fails past max bytes.
+type limitedBuffer struct {
+	buf *bytes.Buffer
+	max int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if l.buf.Len()+len(p) > l.max {
+		return 0, errListingTooLarge
+	}
+	return l.buf.Write(p)
+}
