@@ -182,7 +182,10 @@ func verifyRest(vr *hashReader, want digest.Digest, size, max int64) error {
 	}
 	if _, err := io.Copy(io.Discard, rest); err != nil {
 		var tl *httpbound.TooLongError
-		if errors.As(err, &tl) {
+		switch {
+		case errors.As(err, &tl) && size > 0:
+			return fmt.Errorf("%w: layer is longer than its descriptor's %d bytes", ErrIntegrity, size)
+		case errors.As(err, &tl):
 			return fmt.Errorf("%w: layer is over the %d byte limit (limits.max_blob_size)", ErrIntegrity, max)
 		}
 		return err
