@@ -262,3 +262,45 @@ func TestTimeoutsBoundRegistryReads(t *testing.T) {
 		t.Errorf("the silent registry was asked %d times; want 1 (no retries of a timeout)", got)
 	}
 }
+
+// TestStallDuringLayer: a registry that sends a layer's headers and then
+// drips it fails the pull with a stall ErrNetwork, not an integrity or
+// archive error, and leaves nothing in the cache.
+func TestStallDuringLayer(t *testing.T) {
+	f := newFixture(t, Options{Timeouts: httpbound.Timeouts{Stall: 200 * time.Millisecond}})
+	pub := f.publish(t, "pdf", "1.0.0", nil)
+	res, err := f.client.Resolve(bg, pub.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layer := res.Layout.Layers[0]
+	if err := f.cache.Delete(layer.Digest); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Hook(func(w http.ResponseWriter, r *http.Request) bool {
+		if !strings.HasSuffix(r.URL.Path, "/blobs/"+layer.Digest.String()) || r.Method != http.MethodGet {
+			return false
+		}
+		w.Header().Set("Content-Length", itoa(int(layer.Size)))
+		w.WriteHeader(http.StatusOK)
+		for r.Context().Err() == nil {
+			if _, err := w.Write([]byte{0x1f}); err != nil {
+				return true
+			}
+			w.(http.Flusher).Flush()
+			time.Sleep(20 * time.Millisecond)
+		}
+		return true
+	})
+	defer f.srv.Hook(nil)
+	ctx, cancel := context.WithTimeout(bg, 20*time.Second)
+	defer cancel()
+	_, err = f.client.Pull(ctx, pub.Ref, filepath.Join(t.TempDir(), "out"), PullOptions{})
+	var te *httpbound.TimeoutError
+	if !errors.Is(err, ErrNetwork) || errors.Is(err, ErrUnsafeArchive) || !errors.As(err, &te) || te.Phase != httpbound.PhaseStall {
+		t.Fatalf("Pull: %v; want a stall ErrNetwork", err)
+	}
+	if f.cache.Has(layer.Digest, -1) {
+		t.Error("the cache holds the stalled layer")
+	}
+}
