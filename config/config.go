@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -39,8 +40,11 @@ var ErrInvalid = errors.New("invalid config")
 type User struct {
 	// PlainHTTP lists registry hosts (host:port) spoken to without TLS.
 	PlainHTTP []string `yaml:"plain_http"`
-	// Limits bound what pulling one skill may unpack.
+	// Limits bound what pulling one skill may unpack, and what reading
+	// from a registry may cost.
 	Limits Limits `yaml:"limits"`
+	// Timeouts bound every network exchange (README: Configuration).
+	Timeouts Timeouts `yaml:"timeouts"`
 	// Mirrors redirect reads of upstream prefixes (README: Mirrors).
 	Mirrors []registry.Mirror `yaml:"mirrors"`
 	// Search configures 'index refresh' and 'search'.
@@ -53,12 +57,51 @@ type User struct {
 	Path string `yaml:"-"`
 }
 
-// Limits bound what pulling one skill may unpack. Zero fields take the
-// registry package's defaults.
+// Limits bound what pulling one skill may unpack and what a registry
+// may make skillpm read. Zero fields take the registry package's
+// defaults; negative ones are errors.
 type Limits struct {
-	MaxFiles    int   `yaml:"max_files"`
-	MaxBytes    int64 `yaml:"max_bytes"`
-	MaxFileSize int64 `yaml:"max_file_size"`
+	MaxFiles        int   `yaml:"max_files"`
+	MaxBytes        int64 `yaml:"max_bytes"`
+	MaxFileSize     int64 `yaml:"max_file_size"`
+	MaxBlobSize     int64 `yaml:"max_blob_size"`
+	MaxManifestSize int64 `yaml:"max_manifest_size"`
+	MaxPages        int   `yaml:"max_pages"`
+	MaxListItems    int   `yaml:"max_list_items"`
+}
+
+// Timeouts bound network exchanges, as durations ("10s", "1m"). Zero
+// fields take the defaults (connect 10s, response_header 30s, stall
+// 30s); negative ones are errors.
+type Timeouts struct {
+	Connect        time.Duration `yaml:"connect"`
+	ResponseHeader time.Duration `yaml:"response_header"`
+	Stall          time.Duration `yaml:"stall"`
+}
+
+// validate refuses negative limits and timeouts: they would read as
+// "no limit" further down.
+func (u *User) validate() error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"limits.max_files", int64(u.Limits.MaxFiles)},
+		{"limits.max_bytes", u.Limits.MaxBytes},
+		{"limits.max_file_size", u.Limits.MaxFileSize},
+		{"limits.max_blob_size", u.Limits.MaxBlobSize},
+		{"limits.max_manifest_size", u.Limits.MaxManifestSize},
+		{"limits.max_pages", int64(u.Limits.MaxPages)},
+		{"limits.max_list_items", int64(u.Limits.MaxListItems)},
+		{"timeouts.connect", int64(u.Timeouts.Connect)},
+		{"timeouts.response_header", int64(u.Timeouts.ResponseHeader)},
+		{"timeouts.stall", int64(u.Timeouts.Stall)},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("%w: %s is negative", ErrInvalid, f.name)
+		}
+	}
+	return nil
 }
 
 // Search configures the search index.
@@ -86,6 +129,9 @@ func Load(path string) (*User, error) {
 		return nil, fmt.Errorf("%s: %w: %v", path, ErrInvalid, err)
 	}
 	if err := Parse(data, u); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := u.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	u.Path = path

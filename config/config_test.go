@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLoad pins what a user config may be: a missing file is the empty
@@ -29,6 +30,11 @@ func TestLoad(t *testing.T) {
 		{"bad mirror", "mirrors:\n  - prefix: localhost:5000/skills\n", "no mirrors listed"},
 		{"unreadable", "<dir>", "not a regular file"},
 		{"too large", "# " + strings.Repeat("x", MaxSize) + "\n", "larger than"},
+		{"timeouts and limits", "timeouts: {connect: 5s, response_header: 1m, stall: 20s}\nlimits: {max_blob_size: 1048576, max_manifest_size: 65536, max_pages: 10, max_list_items: 500}\n", ""},
+		{"timeout typo", "timeouts:\n  stal: 5s\n", `line 2: unknown key "stal"`},
+		{"timeout not a duration", "timeouts:\n  connect: soon\n", "line 2: cannot unmarshal"},
+		{"negative timeout", "timeouts:\n  stall: -1s\n", "timeouts.stall is negative"},
+		{"negative limit", "limits:\n  max_blob_size: -1\n", "limits.max_blob_size is negative"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,5 +84,25 @@ func TestLoadPolicyRelative(t *testing.T) {
 	}
 	if u.Path != p {
 		t.Errorf("Path = %q; want %q", u.Path, p)
+	}
+}
+
+// TestLoadTimeouts: durations are read as Go durations, limits as
+// numbers, so they reach the registry client as written.
+func TestLoadTimeouts(t *testing.T) {
+	p := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(p, []byte("timeouts: {connect: 5s, response_header: 1m, stall: 1500ms}\nlimits: {max_blob_size: 2048, max_pages: 3}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Timeouts{Connect: 5 * time.Second, ResponseHeader: time.Minute, Stall: 1500 * time.Millisecond}
+	if u.Timeouts != want {
+		t.Errorf("Timeouts = %+v; want %+v", u.Timeouts, want)
+	}
+	if u.Limits.MaxBlobSize != 2048 || u.Limits.MaxPages != 3 {
+		t.Errorf("Limits = %+v; want max_blob_size 2048, max_pages 3", u.Limits)
 	}
 }

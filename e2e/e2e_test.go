@@ -126,6 +126,7 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			e.Setenv("COSIGN", cosignBin())
 			e.Values[scriptEnvKey{}] = &scriptEnv{kind: k, bin: bin, tb: tb, extras: map[string]*server{}}
 			e.Values[faultProxiesKey{}] = &sync.Map{}
+			e.Values[hostilesKey{}] = &sync.Map{}
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
@@ -157,6 +158,7 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			"registry":     cmdRegistry,
 			"faultproxy":   cmdFaultProxy,
 			"attach":       cmdAttach,
+			"hostile":      cmdHostile,
 		},
 	}
 }

@@ -123,26 +123,26 @@ func (c *Cache) Verify(desc ocispec.Descriptor) bool {
 }
 
 // Put stores the content read from r as d. It fails with ErrIntegrity,
-// storing nothing, when the content does not match d and size (size < 0
-// skips the size check).
+// storing nothing, when the content does not match d and size; it reads
+// at most size+1 bytes of r, and refuses a negative size outright.
 func (c *Cache) Put(ctx context.Context, d digest.Digest, size int64, r io.Reader) error {
 	p, err := c.path(d)
 	if err != nil {
 		return err
+	}
+	if size < 0 {
+		return fmt.Errorf("%w: %s: size %d; sizes must be positive", ErrIntegrity, d, size)
 	}
 	f, err := newSpool(filepath.Dir(p))
 	if err != nil {
 		return err
 	}
 	h := sha256.New()
-	src := r
-	if size >= 0 {
-		src = io.LimitReader(r, size+1)
-	}
+	src := io.LimitReader(r, size+1)
 	buf := copyBufs.Get().(*[]byte)
 	n, err := io.CopyBuffer(io.MultiWriter(f, h), &ctxReader{ctx: ctx, r: src}, *buf)
 	copyBufs.Put(buf)
-	if err == nil && size >= 0 && n != size {
+	if err == nil && n != size {
 		err = fmt.Errorf("%w: %s is %d bytes, its descriptor says %d", ErrIntegrity, d, n, size)
 	}
 	if got := digest.NewDigest(digest.SHA256, h); err == nil && got != d {
@@ -155,31 +155,53 @@ func (c *Cache) Put(ctx context.Context, d digest.Digest, size int64, r io.Reade
 	return f.commit(p)
 }
 
-// BlobWriter spools one blob into the cache; Commit makes it visible.
-// The caller checks the digest of what it wrote (Unpack does, for
-// layers streamed into the cache while they are unpacked).
+// BlobWriter spools one blob of a known size into the cache; Commit
+// makes it visible. The caller checks the digest of what it wrote
+// (Unpack does, for layers streamed into the cache while they are
+// unpacked); the writer refuses bytes beyond the size, and Commit a blob
+// of any other size.
 type BlobWriter struct {
-	s    *spool
-	path string
+	s          *spool
+	path       string
+	size, left int64
 }
 
-// NewWriter starts writing d into the cache.
-func (c *Cache) NewWriter(d digest.Digest) (*BlobWriter, error) {
+// NewWriter starts writing d, of size bytes, into the cache. A size of
+// 0 or less is refused: it would bound nothing.
+func (c *Cache) NewWriter(d digest.Digest, size int64) (*BlobWriter, error) {
 	p, err := c.path(d)
 	if err != nil {
 		return nil, err
+	}
+	if size <= 0 {
+		return nil, fmt.Errorf("%w: %s: size %d; sizes must be positive", ErrIntegrity, d, size)
 	}
 	s, err := newSpool(filepath.Dir(p))
 	if err != nil {
 		return nil, err
 	}
-	return &BlobWriter{s: s, path: p}, nil
+	return &BlobWriter{s: s, path: p, size: size, left: size}, nil
 }
 
-func (w *BlobWriter) Write(p []byte) (int, error) { return w.s.Write(p) }
+// Write spools p, failing with ErrIntegrity (and writing nothing of p)
+// past the blob's size.
+func (w *BlobWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > w.left {
+		return 0, fmt.Errorf("%w: blob is longer than its descriptor's %d bytes", ErrIntegrity, w.size)
+	}
+	n, err := w.s.Write(p)
+	w.left -= int64(n)
+	return n, err
+}
 
 // Commit moves the verified blob into place.
-func (w *BlobWriter) Commit() error { return w.s.commit(w.path) }
+func (w *BlobWriter) Commit() error {
+	if w.left != 0 {
+		w.s.abort()
+		return fmt.Errorf("%w: blob is %d bytes, its descriptor says %d", ErrIntegrity, w.size-w.left, w.size)
+	}
+	return w.s.commit(w.path)
+}
 
 // Abort drops the partial blob.
 func (w *BlobWriter) Abort() { w.s.abort() }

@@ -18,6 +18,8 @@ import (
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
 	"oras.land/oras-go/v2/registry/remote/retry"
+
+	"github.com/skillpm/skillpm/internal/httpbound"
 )
 
 // Options configure a Client. The zero value reaches registries over
@@ -40,10 +42,15 @@ type Options struct {
 	Limits Limits
 	// UserAgent is sent with every request; "" means "skillpm".
 	UserAgent string
-	// Transport is the base HTTP transport, wrapped with retries (429,
-	// 5xx and resets, with backoff). nil means a clone of
-	// http.DefaultTransport.
+	// Transport is the base HTTP transport, wrapped with the timeouts
+	// and retries (429, 5xx and resets, with backoff). nil means
+	// httpbound.NewTransport, whose dials are bounded by
+	// Timeouts.Connect.
 	Transport http.RoundTripper
+	// Timeouts bound connecting, waiting for response headers and
+	// stalled bodies (httpbound's defaults: 10s, 30s, 30s). A timeout is
+	// an ErrNetwork naming the registry, and is not retried.
+	Timeouts httpbound.Timeouts
 	// Retry decides which requests are retried and after how long. nil
 	// means oras-go's default: up to 5 retries of 429, 5xx and network
 	// errors, with exponential backoff from 200ms.
@@ -85,15 +92,16 @@ func NewClient(opts Options) *Client {
 	}
 	base := opts.Transport
 	if base == nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
+		t := httpbound.NewTransport(opts.Timeouts)
 		t.MaxIdleConnsPerHost = opts.Concurrency
 		base = t
 	}
+	base = httpbound.Wrap(base, opts.Timeouts)
 	if opts.Logf != nil {
 		base = &logTransport{base: base, logf: opts.Logf}
 	}
 	ac := &auth.Client{
-		Client: &http.Client{Transport: retryTransport(base, opts.Retry)},
+		Client: &http.Client{Transport: &pageTransport{base: retryTransport(base, opts.Retry)}},
 		Cache:  auth.NewCache(),
 		Header: http.Header{"User-Agent": {opts.UserAgent}},
 	}
@@ -153,15 +161,32 @@ func (c *Client) openDirect(ctx context.Context, ref Reference, create bool) (ta
 	repo.Client = c.auth
 	repo.PlainHTTP = c.plainHTTP(ref.Registry)
 	repo.MaxMetadataBytes = c.limits.MaxManifestSize
-	return repo, nil
+	// The pager (pages.go) names the registry when it stops a listing;
+	// oras-go's own caps are the backstop.
+	repo.TagListMaxPages = c.limits.MaxPages + 1
+	repo.ReferrerListMaxPages = c.limits.MaxPages + 1
+	return &boundedRepository{Repository: repo, limits: c.limits}, nil
 }
 
 func retryTransport(base http.RoundTripper, p retry.Policy) http.RoundTripper {
 	t := retry.NewTransport(base)
-	if p != nil {
-		t.Policy = func() retry.Policy { return p }
+	if p == nil {
+		p = retry.DefaultPolicy
 	}
+	t.Policy = func() retry.Policy { return noTimeoutRetry{p} }
 	return t
+}
+
+// noTimeoutRetry does not retry what httpbound timed out: a registry
+// that said nothing for that long is not worth five more waits.
+type noTimeoutRetry struct{ retry.Policy }
+
+func (p noTimeoutRetry) Retry(attempt int, resp *http.Response, err error) (time.Duration, error) {
+	var te *httpbound.TimeoutError
+	if errors.As(err, &te) {
+		return -1, nil
+	}
+	return p.Policy.Retry(attempt, resp, err)
 }
 
 // logTransport logs each request without headers or bodies.

@@ -12,6 +12,8 @@ import (
 	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
+
+	"github.com/skillpm/skillpm/internal/httpbound"
 )
 
 // Sentinel errors. Errors returned by this package wrap at most one of
@@ -104,6 +106,13 @@ func classify(err error) error {
 	}
 	if errors.Is(err, errdef.ErrSizeExceedsLimit) {
 		return &kindError{ErrIntegrity, err}
+	}
+	var tooLong *httpbound.TooLongError
+	if errors.As(err, &tooLong) {
+		return &kindError{ErrIntegrity, fmt.Errorf("content is longer than its descriptor says: %w", err)}
+	}
+	if errors.Is(err, errdef.ErrTooManyPages) {
+		return &kindError{ErrNetwork, err}
 	}
 	var (
 		ne net.Error

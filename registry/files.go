@@ -62,5 +62,5 @@ func (c *Client) writeBlob(ctx context.Context, res *Resolved, st *stager, name 
 	if n, _ := io.Copy(io.Discard, io.LimitReader(rc, 1)); n > 0 {
 		return fmt.Errorf("%w: %s is longer than its descriptor says", ErrIntegrity, name)
 	}
-	return verifyRest(hr, d.Digest, d.Size)
+	return verifyRest(hr, d.Digest, d.Size, d.Size)
 }

@@ -16,6 +16,7 @@ import (
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
 
+	"github.com/skillpm/skillpm/internal/httpbound"
 	"github.com/skillpm/skillpm/skill"
 )
 
@@ -112,6 +113,9 @@ func (c *Client) resolveManifest(ctx context.Context, ref Reference) (*Resolved,
 		idx := desc
 		res.Index = &idx
 		child, err := pickFromIndex(m)
+		if err == nil {
+			err = checkDescriptor(child, c.limits.MaxManifestSize, "max_manifest_size")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("resolve %s: %w", ref, err)
 		}
@@ -130,7 +134,30 @@ func (c *Client) resolveManifest(ctx context.Context, ref Reference) (*Resolved,
 	if res.Layout, err = recognise(desc, m); err != nil {
 		return nil, fmt.Errorf("resolve %s: %w", ref, err)
 	}
+	if err := c.checkLayout(res.Layout); err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", ref, err)
+	}
 	return res, nil
+}
+
+// checkLayout checks the sizes of the descriptors a pull will read,
+// before anything is read: a size of 0 or less would bound nothing.
+func (c *Client) checkLayout(l Layout) error {
+	if l.SkillConfig() {
+		if err := checkDescriptor(l.Config, c.limits.MaxConfigSize, "max_config_size"); err != nil {
+			return err
+		}
+	}
+	for _, d := range l.Layers {
+		if l.Format != FormatFiles && d.Size == 0 {
+			// An empty archive holds no SKILL.md.
+			return fmt.Errorf("%w: content layer %s: its descriptor says 0 bytes; sizes must be positive", ErrIntegrity, d.Digest)
+		}
+		if err := checkDescriptor(d, c.limits.MaxBlobSize, "max_blob_size"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // fetchManifest reads a manifest by tag or digest, through the cache
@@ -189,8 +216,8 @@ func (c *Client) cacheFor(res *Resolved) *Cache {
 
 func (c *Client) readConfig(ctx context.Context, res *Resolved) error {
 	desc := res.Layout.Config
-	if desc.Size > c.limits.MaxConfigSize {
-		return fmt.Errorf("%w: config is %d bytes, over the %d byte limit", ErrIntegrity, desc.Size, c.limits.MaxConfigSize)
+	if err := checkDescriptor(desc, c.limits.MaxConfigSize, "max_config_size"); err != nil {
+		return err
 	}
 	data, err := c.fetchSmall(ctx, res, desc, "config")
 	if err != nil {
@@ -310,8 +337,11 @@ func (c *Client) extract(ctx context.Context, res *Resolved, dst string, opts Pu
 		return c.extractFiles(ctx, res, dst, uo)
 	}
 	layer := res.Layout.Layers[0]
-	if layer.Size > c.limits.expandLimit() {
-		return UnpackStats{}, fmt.Errorf("pull %s: %w", res.Ref, &UnsafeArchiveError{Reason: fmt.Sprintf("layer is %d bytes, over the %d byte limit", layer.Size, c.limits.MaxBytes)})
+	if err := checkDescriptor(layer, c.limits.MaxBlobSize, "max_blob_size"); err != nil || layer.Size == 0 {
+		if err == nil {
+			err = fmt.Errorf("%w: content layer %s is empty", ErrIntegrity, layer.Digest)
+		}
+		return UnpackStats{}, fmt.Errorf("pull %s: %w", res.Ref, err)
 	}
 	uo.Digest, uo.Size = layer.Digest, layer.Size
 	cache := c.cacheFor(res)
@@ -321,10 +351,10 @@ func (c *Client) extract(ctx context.Context, res *Resolved, dst string, opts Pu
 			return UnpackStats{}, fmt.Errorf("pull %s: %w", res.Ref, classify(err))
 		}
 		defer rc.Close()
-		r, done := c.withProgress(rc, layer.Digest.String(), layer.Size)
+		r, done := c.withProgress(httpbound.LimitReader(rc, layer.Size), layer.Digest.String(), layer.Size)
 		defer done()
 		st, err := Unpack(ctx, r, dst, uo)
-		return st, wrapPull(res, err)
+		return st, wrapPull(res, classify(err))
 	}
 	if !cache.Has(layer.Digest, layer.Size) {
 		st, err := c.streamLayer(ctx, res, layer, dst, uo)
@@ -354,11 +384,13 @@ func (c *Client) streamLayer(ctx context.Context, res *Resolved, layer ocispec.D
 		return UnpackStats{}, classify(err)
 	}
 	defer rc.Close()
-	w, err := c.opts.Cache.NewWriter(layer.Digest)
+	w, err := c.opts.Cache.NewWriter(layer.Digest, layer.Size)
 	if err != nil {
 		return UnpackStats{}, err
 	}
-	r, done := c.withProgress(rc, layer.Digest.String(), layer.Size)
+	// The layer is read no further than its descriptor says, whatever
+	// the target: nothing beyond it reaches the cache.
+	r, done := c.withProgress(httpbound.LimitReader(rc, layer.Size), layer.Digest.String(), layer.Size)
 	st, err := Unpack(ctx, io.TeeReader(r, w), dst, uo)
 	done()
 	if err != nil {

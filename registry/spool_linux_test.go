@@ -19,7 +19,7 @@ func TestCacheUsesUnnamedFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := c.NewWriter(digest.FromString("x"))
+	w, err := c.NewWriter(digest.FromString("x"), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func testCacheLinkRefused(t *testing.T, fd string) {
 	}
 	data := bytes.Repeat([]byte("spooled "), 20000) // more than one copy buffer
 	d := digest.FromBytes(data)
-	w, err := c.NewWriter(d)
+	w, err := c.NewWriter(d, int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func testCacheLinkRefused(t *testing.T, fd string) {
 	if unnamedOK.Load() {
 		t.Error("unnamed files still in use after the platform refused one")
 	}
-	w, err = c.NewWriter(digest.FromString("y"))
+	w, err = c.NewWriter(digest.FromString("y"), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func TestCacheWriterCommitAndAbort(t *testing.T) {
 		data := []byte("layer bytes")
 		d := digest.FromBytes(data)
 
-		w, err := c.NewWriter(d)
+		w, err := c.NewWriter(d, int64(len(data)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func TestCacheWriterCommitAndAbort(t *testing.T) {
 		}
 
 		other := []byte("another layer")
-		w, err = c.NewWriter(digest.FromBytes(other))
+		w, err = c.NewWriter(digest.FromBytes(other), int64(len(other)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func TestCacheWriterReplacesEntry(t *testing.T) {
 		if err := os.WriteFile(p, []byte("short"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		w, err := c.NewWriter(d)
+		w, err := c.NewWriter(d, int64(len(data)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func TestCacheConcurrentCommits(t *testing.T) {
 		errs := make(chan error, 16)
 		for range cap(errs) {
 			go func() {
-				w, err := c.NewWriter(d)
+				w, err := c.NewWriter(d, int64(len(data)))
 				if err == nil {
 					w.Write(data)
 					err = w.Commit()

@@ -55,9 +55,15 @@ func (c *Client) Repositories(ctx context.Context, prefix Reference) ([]string, 
 	}
 	reg.Client = c.auth
 	reg.PlainHTTP = c.plainHTTP(prefix.Registry)
+	reg.MaxMetadataBytes = c.limits.MaxManifestSize
+	// oras-go does not bound catalog pages: the pager does.
+	ctx, p := newPager(ctx, prefix.Registry, "catalog", c.limits)
 	base := strings.Trim(prefix.Repository, "/") + "/"
 	var out []string
 	err = reg.Repositories(ctx, "", func(repos []string) error {
+		if err := p.items(len(repos)); err != nil {
+			return err
+		}
 		for _, r := range repos {
 			if rest, ok := strings.CutPrefix(r, base); ok && rest != "" {
 				out = append(out, rest)
@@ -66,7 +72,7 @@ func (c *Client) Repositories(ctx context.Context, prefix Reference) ([]string, 
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list repositories of %s (catalog API): %w", prefix.Repo(), classify(err))
+		return nil, fmt.Errorf("list repositories of %s (catalog API): %w", prefix.Repo(), classify(p.unwrap(err)))
 	}
 	sort.Strings(out)
 	return out, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/opencontainers/go-digest"
 
+	"github.com/skillpm/skillpm/internal/httpbound"
 	"github.com/skillpm/skillpm/skill"
 )
 
@@ -36,6 +37,15 @@ type Limits struct {
 	MaxManifestSize int64
 	// MaxConfigSize is the largest config blob read. 0 means 1 MiB.
 	MaxConfigSize int64
+	// MaxBlobSize is the largest blob (a compressed content layer, a
+	// file) downloaded. 0 means MaxBytes plus room for archive headers.
+	MaxBlobSize int64
+	// MaxPages is the most pages one listing (tags, referrers, a
+	// registry's catalog) may take. 0 means 1,000.
+	MaxPages int
+	// MaxListItems is the most entries one listing may return. 0 means
+	// 100,000.
+	MaxListItems int
 }
 
 // maxPathLen bounds entry names and symlink targets.
@@ -57,6 +67,15 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.MaxConfigSize <= 0 {
 		l.MaxConfigSize = 1 << 20
+	}
+	if l.MaxBlobSize <= 0 {
+		l.MaxBlobSize = l.expandLimit()
+	}
+	if l.MaxPages <= 0 {
+		l.MaxPages = 1000
+	}
+	if l.MaxListItems <= 0 {
+		l.MaxListItems = 100000
 	}
 	return l
 }
@@ -108,19 +127,25 @@ func Unpack(ctx context.Context, r io.Reader, dst string, opts UnpackOptions) (U
 		return UnpackStats{}, err
 	}
 	defer st.cleanup()
-	vr := &hashReader{r: r, h: sha256.New()}
+	src := &errReader{r: r}
+	vr := &hashReader{r: src, h: sha256.New()}
 	if err := extractTar(ctx, st, vr, lim); err != nil {
+		// The source failed (a timeout, a body longer than its
+		// descriptor): say so rather than how the archive broke off.
+		if src.err != nil {
+			return UnpackStats{}, fmt.Errorf("read layer: %w", src.err)
+		}
 		// Bytes that do not match their digest were damaged or tampered
 		// with on the way: say so rather than how they fail to parse.
 		if ctx.Err() == nil && opts.Digest != "" && opts.Size > 0 {
-			if verr := verifyRest(vr, opts.Digest, opts.Size); errors.Is(verr, ErrIntegrity) {
+			if verr := verifyRest(vr, opts.Digest, opts.Size, lim.MaxBlobSize); errors.Is(verr, ErrIntegrity) {
 				return UnpackStats{}, verr
 			}
 		}
 		return UnpackStats{}, err
 	}
 	if opts.Digest != "" || opts.Size > 0 {
-		if err := verifyRest(vr, opts.Digest, opts.Size); err != nil {
+		if err := verifyRest(vr, opts.Digest, opts.Size, lim.MaxBlobSize); err != nil {
 			return UnpackStats{}, err
 		}
 	}
@@ -132,14 +157,37 @@ func Unpack(ctx context.Context, r io.Reader, dst string, opts UnpackOptions) (U
 	return st.commit()
 }
 
+// errReader remembers the first error of r other than io.EOF.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
+}
+
 // verifyRest reads what is left of the compressed stream (bounded by
 // size) and checks the digest and size of all of it.
-func verifyRest(vr *hashReader, want digest.Digest, size int64) error {
-	rest := io.Reader(vr)
+func verifyRest(vr *hashReader, want digest.Digest, size, max int64) error {
+	// Without a size, the limit bounds the rest: a stream with no end
+	// must not be read to it.
+	rest := httpbound.LimitReader(vr, max-vr.n)
 	if size > 0 {
 		rest = io.LimitReader(vr, size-vr.n+1)
 	}
 	if _, err := io.Copy(io.Discard, rest); err != nil {
+		var tl *httpbound.TooLongError
+		switch {
+		case errors.As(err, &tl) && size > 0:
+			return fmt.Errorf("%w: layer is longer than its descriptor's %d bytes", ErrIntegrity, size)
+		case errors.As(err, &tl):
+			return fmt.Errorf("%w: layer is over the %d byte limit (limits.max_blob_size)", ErrIntegrity, max)
+		}
 		return err
 	}
 	if size > 0 && vr.n != size {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/index"
+	"github.com/skillpm/skillpm/internal/httpbound"
 	"github.com/skillpm/skillpm/registry"
 )
 
@@ -79,7 +80,26 @@ func (e *env) userConfig() (*config.User, error) {
 func registryFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "plain-http", Usage: "talk to the registry over plain HTTP (loopback registries; also plain_http in config.yaml)"},
+		&cli.DurationFlag{Name: "connect-timeout", Usage: "give up connecting to a registry after `DURATION` (default 10s; timeouts.connect in config.yaml)"},
+		&cli.DurationFlag{Name: "response-timeout", Usage: "give up on a registry that sends no response for `DURATION` after a request (default 30s; timeouts.response_header)"},
+		&cli.DurationFlag{Name: "stall-timeout", Usage: "give up on a download that receives less than 1 KiB in `DURATION` (default 30s; timeouts.stall)"},
 	}
+}
+
+// timeouts are the user config's, overridden by the flags that are set.
+func timeouts(c *cli.Context, cfg config.Timeouts) (httpbound.Timeouts, error) {
+	t := httpbound.Timeouts{Connect: cfg.Connect, ResponseHeader: cfg.ResponseHeader, Stall: cfg.Stall}
+	for _, f := range []struct {
+		name string
+		v    *time.Duration
+	}{{"connect-timeout", &t.Connect}, {"response-timeout", &t.ResponseHeader}, {"stall-timeout", &t.Stall}} {
+		if c.IsSet(f.name) {
+			if *f.v = c.Duration(f.name); *f.v <= 0 {
+				return t, usageErrorf(c, "--%s must be a positive duration (like 30s)", f.name)
+			}
+		}
+	}
+	return t, nil
 }
 
 // newRegistryClient builds the registry client the command line asks for:
@@ -91,15 +111,24 @@ func newRegistryClient(e *env, c *cli.Context) (*registry.Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	tos, err := timeouts(c, cfg.Timeouts)
+	if err != nil {
+		return nil, err
+	}
 	opts := registry.Options{
 		PlainHTTP:      c.Bool("plain-http"),
 		PlainHTTPHosts: cfg.PlainHTTP,
 		UserAgent:      "skillpm/" + version,
 		Limits: registry.Limits{
-			MaxFiles:    cfg.Limits.MaxFiles,
-			MaxBytes:    cfg.Limits.MaxBytes,
-			MaxFileSize: cfg.Limits.MaxFileSize,
+			MaxFiles:        cfg.Limits.MaxFiles,
+			MaxBytes:        cfg.Limits.MaxBytes,
+			MaxFileSize:     cfg.Limits.MaxFileSize,
+			MaxBlobSize:     cfg.Limits.MaxBlobSize,
+			MaxManifestSize: cfg.Limits.MaxManifestSize,
+			MaxPages:        cfg.Limits.MaxPages,
+			MaxListItems:    cfg.Limits.MaxListItems,
 		},
+		Timeouts: tos,
 	}
 	opts.Mirrors = cfg.Mirrors
 	store, err := credentials.NewStoreFromDocker(credentials.StoreOptions{AllowPlaintextPut: true, DetectDefaultNativeStore: true})

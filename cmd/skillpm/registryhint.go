@@ -3,12 +3,21 @@ package main
 import (
 	"errors"
 
+	"github.com/skillpm/skillpm/internal/httpbound"
 	"github.com/skillpm/skillpm/registry"
 )
 
 // registryHint is the recommendation under a registry error.
 func registryHint(err error) string {
+	var (
+		te *httpbound.TimeoutError
+		le *registry.ListError
+	)
 	switch {
+	case errors.As(err, &te):
+		return "the registry is unreachable or too slow; for a slow network, raise --connect-timeout, --response-timeout or --stall-timeout (timeouts: in config.yaml)"
+	case errors.As(err, &le):
+		return "the registry's listing does not end; report it to its operator (limits.max_pages and limits.max_list_items in config.yaml bound listings)"
 	case errors.Is(err, registry.ErrUnauthorized):
 		return "log in with 'skillpm login REGISTRY' (credentials come from docker's config and credential helpers)"
 	case errors.Is(err, registry.ErrNetwork):

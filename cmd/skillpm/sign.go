@@ -17,6 +17,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/skillpm/skillpm/internal/httpbound"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/verify"
 )
@@ -95,7 +96,9 @@ func idToken(ctx context.Context) (string, error) {
 		return "", err
 	}
 	req.Header.Set("Authorization", "Bearer "+bearer)
-	resp, err := http.DefaultClient.Do(req)
+	// Bounded in time like every client skillpm builds (default timeouts).
+	hc := &http.Client{Transport: httpbound.Wrap(httpbound.NewTransport(httpbound.Timeouts{}), httpbound.Timeouts{})}
+	resp, err := hc.Do(req)
 	if err != nil {
 		return "", fmt.Errorf("GitHub Actions identity token: %w", err)
 	}
