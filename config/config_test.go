@@ -28,6 +28,9 @@ func TestLoad(t *testing.T) {
 		{"two documents", "policy: a.yaml\n---\npolicy: b.yaml\n", "more than one YAML document"},
 		{"bad mirror", "mirrors:\n  - prefix: localhost:5000/skills\n", "no mirrors listed"},
 		{"unreadable", "<dir>", "not a regular file"},
+		{"allow target outside", "allow_target_outside: [/srv/dotfiles/claude]\n", ""},
+		{"relative allow", "allow_target_outside: [../dotfiles]\n", `allow_target_outside: invalid config: "../dotfiles" is not an absolute path`},
+		{"misspelt allow", "allow_targets_outside: [/srv/x]\n", `line 1: unknown key "allow_targets_outside"`},
 		{"too large", "# " + strings.Repeat("x", MaxSize) + "\n", "larger than"},
 	}
 	for _, tc := range tests {

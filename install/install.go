@@ -13,6 +13,8 @@ package install
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -56,6 +58,10 @@ type Options struct {
 	// removed. Empty owns nothing in particular: every managed skill is
 	// fair game.
 	Owner string
+	// Bounds say where targets may resolve to (through symlinks); a
+	// target outside them fails the run before anything is read or
+	// written. The zero value checks nothing.
+	Bounds Bounds
 	// CrashAfterSwapsForTesting, when positive, makes the process kill
 	// itself with SIGKILL after that many skills were swapped into place:
 	// the e2e suite's way to crash an install at a known point.
@@ -146,21 +152,29 @@ const (
 // before the first skill is swapped into place, so a run that fails for
 // any skill leaves every target as it was.
 func Sync(ctx context.Context, lock *lockfile.File, opts Options) (*Result, error) {
-	plans := make([]*targetPlan, 0, len(opts.Targets))
-	swaps := 0
-	for _, t := range uniqueDirs(opts.Targets) {
-		p, err := plan(t, lock, opts)
-		if err != nil {
+	targets := uniqueDirs(opts.Targets)
+	for _, t := range targets {
+		if err := opts.Bounds.Check(t); err != nil {
 			return nil, err
 		}
-		p.swaps = &swaps
-		plans = append(plans, p)
 	}
+	plans := make([]*targetPlan, 0, len(targets))
 	defer func() {
 		for _, p := range plans {
 			p.cleanup()
 		}
 	}()
+	swaps := 0
+	for _, t := range targets {
+		p, err := plan(t, lock, opts)
+		if p != nil {
+			p.swaps = &swaps
+			plans = append(plans, p)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	for _, p := range plans {
 		// A dry run stages only what it must to answer like the real run:
 		// folders of unknown content are judged by the locked content.
@@ -198,14 +212,16 @@ type step struct {
 }
 
 type targetPlan struct {
-	dir     string
-	rec     *Record
-	steps   []*step
-	staging string           // set by prepare
-	staged  map[string]*Tree // skill name -> staged tree
-	created string           // the highest folder prepare created, if any
-	done    bool             // commit finished
-	swaps   *int             // swaps so far across targets (testing)
+	dir         string
+	root        *os.Root // the target, once it exists; every change goes through it
+	rec         *Record
+	steps       []*step
+	staging     string           // set by prepare
+	stagingName string           // staging, relative to the target
+	staged      map[string]*Tree // skill name -> staged tree
+	created     string           // the highest folder prepare created, if any
+	done        bool             // commit finished
+	swaps       *int             // swaps so far across targets (testing)
 }
 
 func (p *targetPlan) changes() []Change {
@@ -216,14 +232,23 @@ func (p *targetPlan) changes() []Change {
 	return out
 }
 
-// plan compares one target with the lock, failing on any conflict.
+// plan compares one target with the lock, failing on any conflict. It
+// returns the plan even with an error, for cleanup to close its root.
 func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error) {
-	rec, _ := ReadRecord(target) // a corrupt record reads empty: folders are then judged by content
-	p := &targetPlan{dir: target, rec: rec}
+	p := &targetPlan{dir: target, rec: newRecord()}
+	if _, err := os.Lstat(target); err == nil {
+		if p.root, err = openTarget(target, opts.Bounds); err != nil {
+			return p, err
+		}
+		if p.rec, err = readRecord(p.root, target); err != nil {
+			return p, err
+		}
+	}
+	rec := p.rec
 	wanted := map[string]bool{}
 	for _, s := range lock.Skills {
 		if !skill.ValidName(s.Name) {
-			return nil, fmt.Errorf("install: %q is not a valid skill name; refusing to use it as a folder name", s.Name)
+			return p, fmt.Errorf("install: %q is not a valid skill name; refusing to use it as a folder name", s.Name)
 		}
 		wanted[s.Name] = true
 		dir := filepath.Join(target, s.Name)
@@ -233,25 +258,27 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		if r != nil {
 			st.From = r.Version
 		}
-		fi, err := os.Lstat(dir)
+		fi, err := p.lstat(s.Name)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			st.Action = ActionInstall
 			continue
 		case err != nil:
-			return nil, fmt.Errorf("inspect %s: %w", dir, err)
+			return p, fmt.Errorf("inspect %s: %w", dir, err)
+		case r != nil && isLink(fi):
+			return p, &LinkError{Dir: dir, Name: s.Name}
 		case !fi.IsDir():
-			return nil, &HandAuthoredError{Dir: dir, Skill: s}
+			return p, &HandAuthoredError{Dir: dir, Skill: s}
 		}
 		var eff *RecordSkill
 		var cur *Tree
 		if r != nil {
 			if eff, cur, err = current(dir, r); err != nil {
-				return nil, err
+				return p, err
 			}
 		}
 		if r != nil && !ownedBy(r, opts.Owner) {
-			return nil, &OwnedError{Dir: dir, Name: s.Name, Owner: r.Owner}
+			return p, &OwnedError{Dir: dir, Name: s.Name, Owner: r.Owner}
 		}
 		if r == nil || (eff == nil && r.Tree == "") {
 			// Not in the record (or only journalled, with other
@@ -274,7 +301,7 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		st.rec, st.current = eff, cur
 		switch {
 		case edited && eff.Manifest == s.Manifest && !opts.Force:
-			return nil, &ModifiedError{Dir: dir, Name: s.Name, Version: eff.Version}
+			return p, &ModifiedError{Dir: dir, Name: s.Name, Version: eff.Version}
 		case edited:
 			// Changed since recorded: checked against the new content
 			// after staging.
@@ -296,16 +323,24 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		r := rec.Skills[n]
 		dir := filepath.Join(target, n)
 		st := &step{Change: Change{Target: target, Name: n, Action: ActionRemove, From: r.Version}, rec: r}
-		if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		fi, err := p.lstat(n)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
 			p.steps = append(p.steps, st) // only the record entry goes
 			continue
+		case err != nil:
+			return p, fmt.Errorf("inspect %s: %w", dir, err)
+		case isLink(fi) || !fi.IsDir():
+			// Never remove through a link, or files of a folder that
+			// is no longer one.
+			return p, &LinkError{Dir: dir, Name: n}
 		}
 		eff, _, err := current(dir, r)
 		if err != nil {
-			return nil, err
+			return p, err
 		}
 		if eff == nil && !opts.Force {
-			return nil, &ModifiedError{Dir: dir, Name: n, Version: r.Version}
+			return p, &ModifiedError{Dir: dir, Name: n, Version: r.Version}
 		}
 		if eff != nil {
 			st.rec = eff
@@ -314,6 +349,14 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 	}
 	sort.SliceStable(p.steps, func(i, j int) bool { return p.steps[i].Name < p.steps[j].Name })
 	return p, nil
+}
+
+// lstat describes the entry name of the target, without following a link.
+func (p *targetPlan) lstat(name string) (os.FileInfo, error) {
+	if p.root == nil {
+		return nil, os.ErrNotExist
+	}
+	return p.root.Lstat(name)
 }
 
 // current returns the record entry that describes dir as it is: r
@@ -361,11 +404,21 @@ func (p *targetPlan) prepare(ctx context.Context, opts Options) error {
 		}
 		p.created = top
 	}
-	cleanLeftovers(p.dir)
-	staging, err := os.MkdirTemp(p.dir, stagingPrefix)
-	if err != nil {
+	if p.root == nil {
+		r, err := openTarget(p.dir, opts.Bounds)
+		if err != nil {
+			return err
+		}
+		p.root = r
+	}
+	cleanLeftovers(p.root)
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	p.stagingName = stagingPrefix + hex.EncodeToString(rnd[:])
+	if err := p.root.Mkdir(p.stagingName, 0o700); err != nil {
 		return fmt.Errorf("stage in %s: %w", p.dir, err)
 	}
+	staging := filepath.Join(p.dir, p.stagingName)
 	p.staging = staging
 
 	// Stage everything in parallel: nothing in the target changes until
@@ -459,7 +512,10 @@ func (p *targetPlan) needsStaging() bool {
 // created.
 func (p *targetPlan) cleanup() {
 	if p.staging != "" {
-		os.RemoveAll(p.staging)
+		p.root.RemoveAll(p.stagingName)
+	}
+	if p.root != nil {
+		p.root.Close()
 	}
 	if !p.done && p.created != "" {
 		removeEmptyDirs(p.created)
@@ -468,7 +524,7 @@ func (p *targetPlan) cleanup() {
 
 // commit swaps the staged skills into place and saves the record.
 func (p *targetPlan) commit(ctx context.Context, opts Options) error {
-	staging, dirty := p.staging, false
+	dirty := false
 	// Journal every swap before the first one, so that a crash leaves
 	// each folder at a tree the record knows.
 	journal := false
@@ -485,7 +541,7 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 		journal = true
 	}
 	if journal {
-		if err := p.rec.Write(p.dir); err != nil {
+		if err := p.rec.write(p.root); err != nil {
 			return fmt.Errorf("journal the install in %s: %w", p.dir, err)
 		}
 	}
@@ -496,7 +552,7 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 		dir := filepath.Join(p.dir, s.Name)
 		switch s.Action {
 		case ActionInstall, ActionUpdate:
-			if err := p.put(staging, s, dir); err != nil {
+			if err := p.put(s, dir); err != nil {
 				return err
 			}
 			if opts.CrashAfterSwapsForTesting > 0 {
@@ -521,7 +577,7 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 				dirty = true
 			}
 		case ActionRemove:
-			if err := removeSkill(staging, dir, s.rec, opts.Force); err != nil {
+			if err := p.removeSkill(s.Name, s.rec, opts.Force); err != nil {
 				return err
 			}
 			delete(p.rec.Skills, s.Name)
@@ -534,7 +590,7 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 	if !p.needsStaging() && !dirty {
 		return nil // nothing changed; leave the record's bytes alone
 	}
-	return p.rec.Write(p.dir)
+	return p.rec.write(p.root)
 }
 
 func recordFor(s lockfile.Skill, t *Tree, stat, owner string) *RecordSkill {
@@ -549,13 +605,21 @@ func ownedBy(r *RecordSkill, owner string) bool {
 
 // put moves a staged skill into dir, swapping atomically with an existing
 // folder.
-func (p *targetPlan) put(staging string, s *step, dir string) error {
-	src := filepath.Join(staging, s.Name)
-	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
-		if err := os.Rename(src, dir); err != nil {
+func (p *targetPlan) put(s *step, dir string) error {
+	srcRel := filepath.Join(p.stagingName, s.Name)
+	src := filepath.Join(p.dir, srcRel)
+	fi, err := p.root.Lstat(s.Name)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := p.root.Rename(srcRel, s.Name); err != nil {
 			return fmt.Errorf("install %s: %w", s.Name, err)
 		}
 		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("install %s: %w", s.Name, err)
+	}
+	if isLink(fi) || !fi.IsDir() {
+		return &LinkError{Dir: dir, Name: s.Name}
 	}
 	if s.rec != nil {
 		// Files the user added to a managed skill (not in its record)
@@ -565,10 +629,10 @@ func (p *targetPlan) put(staging string, s *step, dir string) error {
 			return fmt.Errorf("install %s: keep files you added: %w", s.Name, err)
 		}
 	}
-	if err := exchange(src, dir); err != nil {
+	if err := exchange(p.root, srcRel, s.Name); err != nil {
 		return fmt.Errorf("install %s: %w", s.Name, err)
 	}
-	return os.RemoveAll(src) // now the old folder
+	return p.root.RemoveAll(srcRel) // now the old folder
 }
 
 // keepUserFiles copies into the staged folder the regular files of the
@@ -611,30 +675,52 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 	return out.Close()
 }
 
-// removeSkill removes a managed skill. An unmodified folder goes whole
-// (by rename first, so a crash never leaves half of it); with force, an
-// edited folder loses only the files skillpm installed.
-func removeSkill(staging, dir string, r *RecordSkill, force bool) error {
-	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+// removeSkill removes the managed skill name. An unmodified folder goes
+// whole (by rename first, so a crash never leaves half of it); with force,
+// an edited folder loses only the files skillpm installed. Everything is
+// removed through the target's os.Root, and an edited folder's files
+// through one opened on the skill folder: a link on the way, to anywhere,
+// is never followed.
+func (p *targetPlan) removeSkill(name string, r *RecordSkill, force bool) error {
+	dir := filepath.Join(p.dir, name)
+	fi, err := p.root.Lstat(name)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return nil
+	case err != nil:
+		return fmt.Errorf("remove %s: %w", dir, err)
+	case isLink(fi) || !fi.IsDir():
+		return &LinkError{Dir: dir, Name: name}
 	}
 	if eff, _, err := current(dir, r); err != nil {
 		return err
 	} else if eff == nil {
 		if !force {
-			return &ModifiedError{Dir: dir, Name: filepath.Base(dir), Version: r.Version}
+			return &ModifiedError{Dir: dir, Name: name, Version: r.Version}
 		}
+		sub, err := p.root.OpenRoot(name)
+		if err != nil {
+			return fmt.Errorf("remove %s: %w", dir, err)
+		}
+		defer sub.Close()
 		for _, f := range r.Files {
-			os.Remove(filepath.Join(dir, filepath.FromSlash(f)))
+			if checkRecordedPath(f) != nil {
+				continue // ReadRecord refused such records; never act on one
+			}
+			rel := filepath.FromSlash(f)
+			if fi, err := sub.Lstat(rel); err != nil || fi.IsDir() {
+				continue
+			}
+			sub.Remove(rel)
 		}
 		removeEmptyDirs(dir)
 		return nil
 	}
-	trash := filepath.Join(staging, "removed-"+filepath.Base(dir))
-	if err := os.Rename(dir, trash); err != nil {
+	trash := filepath.Join(p.stagingName, "removed-"+name)
+	if err := p.root.Rename(name, trash); err != nil {
 		return fmt.Errorf("remove %s: %w", dir, err)
 	}
-	return os.RemoveAll(trash)
+	return p.root.RemoveAll(trash)
 }
 
 // removeEmptyDirs removes dir's empty subfolders, deepest first, and dir
@@ -655,27 +741,30 @@ func removeEmptyDirs(dir string) {
 // exchangeByRename swaps a and b with two renames, for systems without an
 // atomic exchange. A crash between them leaves b missing; the next run
 // reinstalls it.
-func exchangeByRename(a, b string) error {
+func exchangeByRename(root *os.Root, a, b string) error {
 	tmp := b + ".skillpm-old"
-	if err := os.Rename(b, tmp); err != nil {
+	if err := root.Rename(b, tmp); err != nil {
 		return err
 	}
-	if err := os.Rename(a, b); err != nil {
-		os.Rename(tmp, b)
+	if err := root.Rename(a, b); err != nil {
+		root.Rename(tmp, b)
 		return err
 	}
-	return os.Rename(tmp, a)
+	return root.Rename(tmp, a)
 }
 
-// cleanLeftovers removes staging and trash folders of crashed runs.
-func cleanLeftovers(target string) {
-	entries, err := os.ReadDir(target)
+// cleanLeftovers removes staging and trash folders, and record temporary
+// files, of crashed runs.
+func cleanLeftovers(root *os.Root) {
+	f, err := root.Open(".")
 	if err != nil {
 		return
 	}
-	for _, e := range entries {
-		if n := e.Name(); strings.HasPrefix(n, stagingPrefix) || strings.HasPrefix(n, trashPrefix) || strings.HasSuffix(n, ".skillpm-old") {
-			os.RemoveAll(filepath.Join(target, n))
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	for _, n := range names {
+		if strings.HasPrefix(n, stagingPrefix) || strings.HasPrefix(n, trashPrefix) || strings.HasSuffix(n, ".skillpm-old") || strings.HasPrefix(n, recordTempPrefix) {
+			root.RemoveAll(n)
 		}
 	}
 }
