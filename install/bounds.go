@@ -37,6 +37,21 @@ func (b Bounds) Check(target string) error {
 	if b.Root == "" {
 		return nil
 	}
+	// A link to nothing on the way would resolve only once something
+	// creates what it names: refuse it as it stands.
+	for d := filepath.Clean(target); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if fi, err := os.Lstat(d); err != nil || !isLink(fi) {
+			continue
+		}
+		if _, err := os.Stat(d); err == nil {
+			continue // resolves: RealPath follows it below
+		}
+		dest, _ := os.Readlink(d)
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(d), dest)
+		}
+		return &OutsideError{Dir: target, Resolved: dest + " (a link to nothing)", Root: b.Root}
+	}
 	real := RealPath(target)
 	if within(real, RealPath(b.Root)) {
 		return nil
@@ -102,4 +117,23 @@ func openTarget(target string, b Bounds) (*os.Root, error) {
 // junction or another reparse point Go reports as irregular).
 func isLink(fi os.FileInfo) bool {
 	return fi.Mode()&(os.ModeSymlink|os.ModeIrregular) != 0
+}
+
+// openLockFile opens .skillpm/name in the project dir through an os.Root,
+// creating .skillpm: a .skillpm that links out of the project is refused,
+// never written through.
+func openLockFile(dir, name string, flag int) (*os.File, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("lock project: %w", err)
+	}
+	defer root.Close()
+	if err := root.MkdirAll(".skillpm", 0o755); err != nil {
+		return nil, fmt.Errorf("lock project: %s: %w (it must be a folder inside the project)", filepath.Join(dir, ".skillpm"), err)
+	}
+	f, err := root.OpenFile(filepath.Join(".skillpm", name), flag, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock project: %s: %w (it must be a folder inside the project)", filepath.Join(dir, ".skillpm"), err)
+	}
+	return f, nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillpm/skillpm/lockfile"
 )
@@ -167,6 +168,24 @@ func TestSyncRefusesTargetOutsideProject(t *testing.T) {
 	}
 }
 
+// A .claude that links to a folder not there yet is refused, and the
+// folder is not created.
+func TestSyncRefusesDanglingTargetLink(t *testing.T) {
+	f := newFixture(t)
+	missing := filepath.Join(filepath.Dir(f.project), "missing")
+	if err := os.Symlink(missing, filepath.Join(f.project, ".claude")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.syncBounded(f.lock("alpha@1.0.0"), false, Bounds{Root: f.project})
+	var oe *OutsideError
+	if !errors.As(err, &oe) || !strings.Contains(oe.Resolved, missing) {
+		t.Fatalf("Sync = %v; want an OutsideError naming %s", err, missing)
+	}
+	if _, err := os.Lstat(missing); !os.IsNotExist(err) {
+		t.Errorf("the link's destination was created: %v", err)
+	}
+}
+
 // The user scope (-g) is bounded by the home folder: a ~/.claude that
 // leads elsewhere, or a target written outside it, is refused.
 func TestSyncUserScopeOutsideHome(t *testing.T) {
@@ -296,5 +315,24 @@ func TestRecordWriteReplacesLink(t *testing.T) {
 	}
 	if fi, err := os.Lstat(filepath.Join(dir, RecordName)); err != nil || !fi.Mode().IsRegular() {
 		t.Errorf("record is not a regular file: %v", err)
+	}
+}
+
+// A .skillpm that links out of the project does not get the lock file.
+func TestAcquireRefusesLinkedLockFolder(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, ".skillpm")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if l, err := Acquire(ctx, dir); err == nil {
+		l.Unlock()
+		t.Fatal("Acquire wrote its lock through a link out of the project")
+	} else if !strings.Contains(err.Error(), ".skillpm") {
+		t.Errorf("err = %v; want it to name the folder", err)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("files created outside: %v", ents)
 	}
 }
