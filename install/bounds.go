@@ -137,3 +137,36 @@ func openLockFile(dir, name string, flag int) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// uniqueDirs drops targets that are the same folder as an earlier one
+// (".agents/skills" is often a symlink to ".claude/skills"): one folder
+// is planned, staged and recorded once.
+func uniqueDirs(dirs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range dirs {
+		r := RealPath(d)
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		out = append(out, d)
+	}
+	return out
+}
+
+// RealPath resolves the symlinks of p's longest existing ancestor, so two
+// spellings of one folder compare equal even before it exists.
+func RealPath(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for dir := p; ; dir = filepath.Dir(dir) {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(dir) == dir {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
+}

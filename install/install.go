@@ -18,11 +18,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/skill"
@@ -103,43 +101,6 @@ func (r *Result) Count(a Action) int {
 		}
 	}
 	return n
-}
-
-// HandAuthoredError reports a folder that skillpm did not install standing
-// where a locked skill must go.
-type HandAuthoredError struct {
-	Dir   string // the folder in the way
-	Skill lockfile.Skill
-}
-
-func (e *HandAuthoredError) Error() string {
-	return fmt.Sprintf("%s was not installed by skillpm, and the lock wants %s %s from %s there; skillpm never overwrites hand-authored skills: rename or move the folder, or remove %s from skills.yaml",
-		e.Dir, e.Skill.Name, e.Skill.Version, e.Skill.Repository, e.Skill.Name)
-}
-
-// ModifiedError reports a managed skill whose files the user changed.
-type ModifiedError struct {
-	Dir     string
-	Name    string
-	Version string
-}
-
-// OwnedError reports a skill that another project installed in a shared
-// target folder.
-type OwnedError struct {
-	Dir, Name, Owner string
-}
-
-func (e *OwnedError) Error() string {
-	who, remove := "the project this folder belongs to", "skillpm remove "+e.Name
-	if e.Owner == "user" {
-		who, remove = "the user scope (skillpm -g)", "skillpm remove -g "+e.Name
-	}
-	return fmt.Sprintf("%s was installed by %s, and a skill folder has one owner: run '%s' first, or keep using that one", e.Dir, who, remove)
-}
-
-func (e *ModifiedError) Error() string {
-	return fmt.Sprintf("%s (%s %s, installed by skillpm) has local edits; keep them by copying the folder elsewhere, or pass --force to discard them", e.Dir, e.Name, e.Version)
 }
 
 const (
@@ -603,172 +564,6 @@ func ownedBy(r *RecordSkill, owner string) bool {
 	return r.Owner == "" || owner == "" || r.Owner == owner
 }
 
-// put moves a staged skill into dir, swapping atomically with an existing
-// folder.
-func (p *targetPlan) put(s *step, dir string) error {
-	srcRel := filepath.Join(p.stagingName, s.Name)
-	src := filepath.Join(p.dir, srcRel)
-	fi, err := p.root.Lstat(s.Name)
-	if errors.Is(err, os.ErrNotExist) {
-		if err := p.root.Rename(srcRel, s.Name); err != nil {
-			return fmt.Errorf("install %s: %w", s.Name, err)
-		}
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("install %s: %w", s.Name, err)
-	}
-	if isLink(fi) || !fi.IsDir() {
-		return &LinkError{Dir: dir, Name: s.Name}
-	}
-	if s.rec != nil {
-		// Files the user added to a managed skill (not in its record)
-		// move on with it, as 'remove --force' keeps them: only what
-		// skillpm installed is replaced.
-		if err := keepUserFiles(dir, src, s.rec); err != nil {
-			return fmt.Errorf("install %s: keep files you added: %w", s.Name, err)
-		}
-	}
-	if err := exchange(p.root, srcRel, s.Name); err != nil {
-		return fmt.Errorf("install %s: %w", s.Name, err)
-	}
-	return p.root.RemoveAll(srcRel) // now the old folder
-}
-
-// keepUserFiles copies into the staged folder the regular files of the
-// installed folder that its record does not list and the new content does
-// not have.
-func keepUserFiles(installed, staged string, r *RecordSkill) error {
-	ours := map[string]bool{}
-	for _, f := range r.Files {
-		ours[f] = true
-	}
-	return walkSorted(installed, func(rel string, fi fs.FileInfo) error {
-		if !fi.Mode().IsRegular() || ours[rel] {
-			return nil
-		}
-		dst := filepath.Join(staged, filepath.FromSlash(rel))
-		if _, err := os.Lstat(dst); err == nil {
-			return nil // the new version has a file of that name: it wins
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		return copyFile(filepath.Join(installed, filepath.FromSlash(rel)), dst, fi.Mode().Perm())
-	})
-}
-
-func copyFile(src, dst string, perm fs.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
-
-// removeSkill removes the managed skill name. An unmodified folder goes
-// whole (by rename first, so a crash never leaves half of it); with force,
-// an edited folder loses only the files skillpm installed. Everything is
-// removed through the target's os.Root, and an edited folder's files
-// through one opened on the skill folder: a link on the way, to anywhere,
-// is never followed.
-func (p *targetPlan) removeSkill(name string, r *RecordSkill, force bool) error {
-	dir := filepath.Join(p.dir, name)
-	fi, err := p.root.Lstat(name)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil
-	case err != nil:
-		return fmt.Errorf("remove %s: %w", dir, err)
-	case isLink(fi) || !fi.IsDir():
-		return &LinkError{Dir: dir, Name: name}
-	}
-	if eff, _, err := current(dir, r); err != nil {
-		return err
-	} else if eff == nil {
-		if !force {
-			return &ModifiedError{Dir: dir, Name: name, Version: r.Version}
-		}
-		sub, err := p.root.OpenRoot(name)
-		if err != nil {
-			return fmt.Errorf("remove %s: %w", dir, err)
-		}
-		defer sub.Close()
-		for _, f := range r.Files {
-			if checkRecordedPath(f) != nil {
-				continue // ReadRecord refused such records; never act on one
-			}
-			rel := filepath.FromSlash(f)
-			if fi, err := sub.Lstat(rel); err != nil || fi.IsDir() {
-				continue
-			}
-			sub.Remove(rel)
-		}
-		removeEmptyDirs(dir)
-		return nil
-	}
-	trash := filepath.Join(p.stagingName, "removed-"+name)
-	if err := p.root.Rename(name, trash); err != nil {
-		return fmt.Errorf("remove %s: %w", dir, err)
-	}
-	return p.root.RemoveAll(trash)
-}
-
-// removeEmptyDirs removes dir's empty subfolders, deepest first, and dir
-// itself when it ends up empty.
-func removeEmptyDirs(dir string) {
-	var dirs []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			dirs = append(dirs, p)
-		}
-		return nil
-	})
-	for i := len(dirs) - 1; i >= 0; i-- {
-		os.Remove(dirs[i]) // fails, harmlessly, when not empty
-	}
-}
-
-// exchangeByRename swaps a and b with two renames, for systems without an
-// atomic exchange. A crash between them leaves b missing; the next run
-// reinstalls it.
-func exchangeByRename(root *os.Root, a, b string) error {
-	tmp := b + ".skillpm-old"
-	if err := root.Rename(b, tmp); err != nil {
-		return err
-	}
-	if err := root.Rename(a, b); err != nil {
-		root.Rename(tmp, b)
-		return err
-	}
-	return root.Rename(tmp, a)
-}
-
-// cleanLeftovers removes staging and trash folders, and record temporary
-// files, of crashed runs.
-func cleanLeftovers(root *os.Root) {
-	f, err := root.Open(".")
-	if err != nil {
-		return
-	}
-	names, _ := f.Readdirnames(-1)
-	f.Close()
-	for _, n := range names {
-		if strings.HasPrefix(n, stagingPrefix) || strings.HasPrefix(n, trashPrefix) || strings.HasSuffix(n, ".skillpm-old") || strings.HasPrefix(n, recordTempPrefix) {
-			root.RemoveAll(n)
-		}
-	}
-}
-
 func firstNonEmpty(s ...string) string {
 	for _, v := range s {
 		if v != "" {
@@ -776,37 +571,4 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
-}
-
-// uniqueDirs drops targets that are the same folder as an earlier one
-// (".agents/skills" is often a symlink to ".claude/skills"): one folder
-// is planned, staged and recorded once.
-func uniqueDirs(dirs []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, d := range dirs {
-		r := RealPath(d)
-		if seen[r] {
-			continue
-		}
-		seen[r] = true
-		out = append(out, d)
-	}
-	return out
-}
-
-// RealPath resolves the symlinks of p's longest existing ancestor, so two
-// spellings of one folder compare equal even before it exists.
-func RealPath(p string) string {
-	p = filepath.Clean(p)
-	rest := ""
-	for dir := p; ; dir = filepath.Dir(dir) {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest)
-		}
-		if filepath.Dir(dir) == dir {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-	}
 }
