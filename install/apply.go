@@ -26,7 +26,7 @@ func (p *targetPlan) put(s *step, dir string) error {
 		return fmt.Errorf("install %s: %w", s.Name, err)
 	}
 	if isLink(fi) || !fi.IsDir() {
-		return &LinkError{Dir: dir, Name: s.Name}
+		return linkError(dir, s.Name, fi)
 	}
 	if s.rec != nil {
 		// Files the user added to a managed skill (not in its record)
@@ -97,7 +97,7 @@ func (p *targetPlan) removeSkill(name string, r *RecordSkill, force bool) error 
 	case err != nil:
 		return fmt.Errorf("remove %s: %w", dir, err)
 	case isLink(fi) || !fi.IsDir():
-		return &LinkError{Dir: dir, Name: name}
+		return linkError(dir, name, fi)
 	}
 	if eff, _, err := current(dir, r); err != nil {
 		return err

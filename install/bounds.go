@@ -75,15 +75,24 @@ func within(p, dir string) bool {
 // is a symbolic link: skillpm never deletes or writes through one.
 var ErrLinkedSkill = errors.New("skill folder is a symbolic link")
 
-// LinkError reports a managed skill folder (or a path inside one that
-// skillpm would change) that is a symbolic link.
+// LinkError reports a managed skill folder that a symbolic link (or a
+// file) has taken the place of.
 type LinkError struct {
 	Dir  string // the skill folder
 	Name string
+	File bool // a file, not a link, is in its place
 }
 
 func (e *LinkError) Error() string {
+	if e.File {
+		return fmt.Sprintf("%s (%s, installed by skillpm) was replaced by a file; skillpm removes skill folders only: move the file away, then run 'skillpm install'", e.Dir, e.Name)
+	}
 	return fmt.Sprintf("%s (%s, installed by skillpm) was replaced by a symbolic link; skillpm never deletes or installs through a link: remove the link yourself, then run 'skillpm install'", e.Dir, e.Name)
+}
+
+// linkError describes what stands at a managed skill's folder instead.
+func linkError(dir, name string, fi os.FileInfo) *LinkError {
+	return &LinkError{Dir: dir, Name: name, File: !isLink(fi)}
 }
 
 // Unwrap makes errors.Is(err, ErrLinkedSkill) hold.

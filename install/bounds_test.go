@@ -336,3 +336,20 @@ func TestAcquireRefusesLinkedLockFolder(t *testing.T) {
 		t.Errorf("files created outside: %v", ents)
 	}
 }
+
+// A file in place of a managed skill folder is not removed either.
+func TestRemoveRefusesFileForSkillFolder(t *testing.T) {
+	f := newFixture(t)
+	f.mustSync(f.lock("alpha@1.0.0"))
+	dir := filepath.Join(f.targets[0], "alpha")
+	os.RemoveAll(dir)
+	os.WriteFile(dir, []byte("mine"), 0o644)
+	_, err := f.sync(f.lock(), true)
+	var le *LinkError
+	if !errors.As(err, &le) || !le.File || !strings.Contains(err.Error(), "replaced by a file") {
+		t.Fatalf("Sync = %v; want a LinkError for a file", err)
+	}
+	if b, _ := os.ReadFile(dir); string(b) != "mine" {
+		t.Errorf("the file was changed: %q", b)
+	}
+}

@@ -227,7 +227,7 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		case err != nil:
 			return p, fmt.Errorf("inspect %s: %w", dir, err)
 		case r != nil && isLink(fi):
-			return p, &LinkError{Dir: dir, Name: s.Name}
+			return p, linkError(dir, s.Name, fi)
 		case !fi.IsDir():
 			return p, &HandAuthoredError{Dir: dir, Skill: s}
 		}
@@ -294,7 +294,7 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		case isLink(fi) || !fi.IsDir():
 			// Never remove through a link, or files of a folder that
 			// is no longer one.
-			return p, &LinkError{Dir: dir, Name: n}
+			return p, linkError(dir, n, fi)
 		}
 		eff, _, err := current(dir, r)
 		if err != nil {
