@@ -53,6 +53,12 @@ type User struct {
 	// folder by Load; "" when the user names none.
 	Policy string `yaml:"policy"`
 
+	// AllowTargetOutside lists absolute folders that install target
+	// folders may resolve into (through a symlinked .claude/skills, or
+	// .claude) although they lie outside the project, or outside the home
+	// folder for -g. Empty allows none: such a target is an error.
+	AllowTargetOutside []string `yaml:"allow_target_outside"`
+
 	// Path is the file the config was read from; "" when there was none.
 	Path string `yaml:"-"`
 }
@@ -137,6 +143,11 @@ func Load(path string) (*User, error) {
 	u.Path = path
 	if u.Policy != "" && !filepath.IsAbs(u.Policy) {
 		u.Policy = filepath.Join(filepath.Dir(path), u.Policy)
+	}
+	for _, a := range u.AllowTargetOutside {
+		if !filepath.IsAbs(a) {
+			return nil, fmt.Errorf("%s: allow_target_outside: %w: %q is not an absolute path", path, ErrInvalid, a)
+		}
 	}
 	for _, m := range u.Mirrors {
 		if err := m.Validate(); err != nil {

@@ -32,6 +32,11 @@ type Dir struct {
 	Path  string `json:"path"`  // absolute
 	Rel   string `json:"rel"`   // as configured, relative to its root
 	Scope Scope  `json:"scope"` // user or project
+	// Bounds say where the folder may resolve to for its install record
+	// to be read: its scope's root (SearchDirs sets it). A folder whose
+	// links lead elsewhere is listed, but its skills count as
+	// hand-authored.
+	Bounds Bounds `json:"-"`
 }
 
 // SearchDirs returns every discovery folder in precedence order, user scope
@@ -45,12 +50,12 @@ func SearchDirs(project, home string) []Dir {
 			if project != "" && filepath.Clean(project) == filepath.Clean(home) {
 				continue
 			}
-			out = append(out, Dir{Path: p, Rel: "~/" + r, Scope: ScopeUser})
+			out = append(out, Dir{Path: p, Rel: "~/" + r, Scope: ScopeUser, Bounds: Bounds{Root: home}})
 		}
 	}
 	if project != "" {
 		for _, r := range ProjectDirs() {
-			out = append(out, Dir{Path: filepath.Join(project, r), Rel: r, Scope: ScopeProject})
+			out = append(out, Dir{Path: filepath.Join(project, r), Rel: r, Scope: ScopeProject, Bounds: Bounds{Root: project}})
 		}
 	}
 	return out
@@ -74,7 +79,9 @@ type Entry struct {
 
 // Discover lists the skill folders (subfolders holding a SKILL.md) of
 // dirs, in precedence order, marking which entry wins each name. It reads
-// folder listings and install records only, never SKILL.md contents.
+// folder listings and install records only, never SKILL.md contents. A
+// record is read only from a folder inside its Bounds, and an invalid one
+// is not trusted: that folder's skills are listed as hand-authored.
 func Discover(dirs []Dir) []Entry {
 	var all []Entry
 	seen := map[string]bool{}
@@ -88,7 +95,12 @@ func Discover(dirs []Dir) []Entry {
 		if err != nil {
 			continue
 		}
-		rec, _ := ReadRecord(d.Path)
+		rec := newRecord()
+		if d.Bounds.Check(d.Path) == nil {
+			if r, err := ReadRecord(d.Path); err == nil {
+				rec = r
+			}
+		}
 		var found []Entry
 		for _, e := range ents {
 			name := e.Name()

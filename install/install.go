@@ -13,14 +13,14 @@ package install
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/skill"
@@ -56,6 +56,10 @@ type Options struct {
 	// removed. Empty owns nothing in particular: every managed skill is
 	// fair game.
 	Owner string
+	// Bounds say where targets may resolve to (through symlinks); a
+	// target outside them fails the run before anything is read or
+	// written. The zero value checks nothing.
+	Bounds Bounds
 	// CrashAfterSwapsForTesting, when positive, makes the process kill
 	// itself with SIGKILL after that many skills were swapped into place:
 	// the e2e suite's way to crash an install at a known point.
@@ -99,43 +103,6 @@ func (r *Result) Count(a Action) int {
 	return n
 }
 
-// HandAuthoredError reports a folder that skillpm did not install standing
-// where a locked skill must go.
-type HandAuthoredError struct {
-	Dir   string // the folder in the way
-	Skill lockfile.Skill
-}
-
-func (e *HandAuthoredError) Error() string {
-	return fmt.Sprintf("%s was not installed by skillpm, and the lock wants %s %s from %s there; skillpm never overwrites hand-authored skills: rename or move the folder, or remove %s from skills.yaml",
-		e.Dir, e.Skill.Name, e.Skill.Version, e.Skill.Repository, e.Skill.Name)
-}
-
-// ModifiedError reports a managed skill whose files the user changed.
-type ModifiedError struct {
-	Dir     string
-	Name    string
-	Version string
-}
-
-// OwnedError reports a skill that another project installed in a shared
-// target folder.
-type OwnedError struct {
-	Dir, Name, Owner string
-}
-
-func (e *OwnedError) Error() string {
-	who, remove := "the project this folder belongs to", "skillpm remove "+e.Name
-	if e.Owner == "user" {
-		who, remove = "the user scope (skillpm -g)", "skillpm remove -g "+e.Name
-	}
-	return fmt.Sprintf("%s was installed by %s, and a skill folder has one owner: run '%s' first, or keep using that one", e.Dir, who, remove)
-}
-
-func (e *ModifiedError) Error() string {
-	return fmt.Sprintf("%s (%s %s, installed by skillpm) has local edits; keep them by copying the folder elsewhere, or pass --force to discard them", e.Dir, e.Name, e.Version)
-}
-
 const (
 	stagingPrefix = ".skillpm-staging-"
 	trashPrefix   = ".skillpm-trash-"
@@ -146,21 +113,29 @@ const (
 // before the first skill is swapped into place, so a run that fails for
 // any skill leaves every target as it was.
 func Sync(ctx context.Context, lock *lockfile.File, opts Options) (*Result, error) {
-	plans := make([]*targetPlan, 0, len(opts.Targets))
-	swaps := 0
-	for _, t := range uniqueDirs(opts.Targets) {
-		p, err := plan(t, lock, opts)
-		if err != nil {
+	targets := uniqueDirs(opts.Targets)
+	for _, t := range targets {
+		if err := opts.Bounds.Check(t); err != nil {
 			return nil, err
 		}
-		p.swaps = &swaps
-		plans = append(plans, p)
 	}
+	plans := make([]*targetPlan, 0, len(targets))
 	defer func() {
 		for _, p := range plans {
 			p.cleanup()
 		}
 	}()
+	swaps := 0
+	for _, t := range targets {
+		p, err := plan(t, lock, opts)
+		if p != nil {
+			p.swaps = &swaps
+			plans = append(plans, p)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	for _, p := range plans {
 		// A dry run stages only what it must to answer like the real run:
 		// folders of unknown content are judged by the locked content.
@@ -198,14 +173,16 @@ type step struct {
 }
 
 type targetPlan struct {
-	dir     string
-	rec     *Record
-	steps   []*step
-	staging string           // set by prepare
-	staged  map[string]*Tree // skill name -> staged tree
-	created string           // the highest folder prepare created, if any
-	done    bool             // commit finished
-	swaps   *int             // swaps so far across targets (testing)
+	dir         string
+	root        *os.Root // the target, once it exists; every change goes through it
+	rec         *Record
+	steps       []*step
+	staging     string           // set by prepare
+	stagingName string           // staging, relative to the target
+	staged      map[string]*Tree // skill name -> staged tree
+	created     string           // the highest folder prepare created, if any
+	done        bool             // commit finished
+	swaps       *int             // swaps so far across targets (testing)
 }
 
 func (p *targetPlan) changes() []Change {
@@ -216,14 +193,23 @@ func (p *targetPlan) changes() []Change {
 	return out
 }
 
-// plan compares one target with the lock, failing on any conflict.
+// plan compares one target with the lock, failing on any conflict. It
+// returns the plan even with an error, for cleanup to close its root.
 func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error) {
-	rec, _ := ReadRecord(target) // a corrupt record reads empty: folders are then judged by content
-	p := &targetPlan{dir: target, rec: rec}
+	p := &targetPlan{dir: target, rec: newRecord()}
+	if _, err := os.Lstat(target); err == nil {
+		if p.root, err = openTarget(target, opts.Bounds); err != nil {
+			return p, err
+		}
+		if p.rec, err = readRecord(p.root, target); err != nil {
+			return p, err
+		}
+	}
+	rec := p.rec
 	wanted := map[string]bool{}
 	for _, s := range lock.Skills {
 		if !skill.ValidName(s.Name) {
-			return nil, fmt.Errorf("install: %q is not a valid skill name; refusing to use it as a folder name", s.Name)
+			return p, fmt.Errorf("install: %q is not a valid skill name; refusing to use it as a folder name", s.Name)
 		}
 		wanted[s.Name] = true
 		dir := filepath.Join(target, s.Name)
@@ -233,25 +219,27 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		if r != nil {
 			st.From = r.Version
 		}
-		fi, err := os.Lstat(dir)
+		fi, err := p.lstat(s.Name)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			st.Action = ActionInstall
 			continue
 		case err != nil:
-			return nil, fmt.Errorf("inspect %s: %w", dir, err)
+			return p, fmt.Errorf("inspect %s: %w", dir, err)
+		case r != nil && isLink(fi):
+			return p, linkError(dir, s.Name, fi)
 		case !fi.IsDir():
-			return nil, &HandAuthoredError{Dir: dir, Skill: s}
+			return p, &HandAuthoredError{Dir: dir, Skill: s}
 		}
 		var eff *RecordSkill
 		var cur *Tree
 		if r != nil {
 			if eff, cur, err = current(dir, r); err != nil {
-				return nil, err
+				return p, err
 			}
 		}
 		if r != nil && !ownedBy(r, opts.Owner) {
-			return nil, &OwnedError{Dir: dir, Name: s.Name, Owner: r.Owner}
+			return p, &OwnedError{Dir: dir, Name: s.Name, Owner: r.Owner}
 		}
 		if r == nil || (eff == nil && r.Tree == "") {
 			// Not in the record (or only journalled, with other
@@ -274,7 +262,7 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		st.rec, st.current = eff, cur
 		switch {
 		case edited && eff.Manifest == s.Manifest && !opts.Force:
-			return nil, &ModifiedError{Dir: dir, Name: s.Name, Version: eff.Version}
+			return p, &ModifiedError{Dir: dir, Name: s.Name, Version: eff.Version}
 		case edited:
 			// Changed since recorded: checked against the new content
 			// after staging.
@@ -296,16 +284,24 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		r := rec.Skills[n]
 		dir := filepath.Join(target, n)
 		st := &step{Change: Change{Target: target, Name: n, Action: ActionRemove, From: r.Version}, rec: r}
-		if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		fi, err := p.lstat(n)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
 			p.steps = append(p.steps, st) // only the record entry goes
 			continue
+		case err != nil:
+			return p, fmt.Errorf("inspect %s: %w", dir, err)
+		case isLink(fi) || !fi.IsDir():
+			// Never remove through a link, or files of a folder that
+			// is no longer one.
+			return p, linkError(dir, n, fi)
 		}
 		eff, _, err := current(dir, r)
 		if err != nil {
-			return nil, err
+			return p, err
 		}
 		if eff == nil && !opts.Force {
-			return nil, &ModifiedError{Dir: dir, Name: n, Version: r.Version}
+			return p, &ModifiedError{Dir: dir, Name: n, Version: r.Version}
 		}
 		if eff != nil {
 			st.rec = eff
@@ -314,6 +310,14 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 	}
 	sort.SliceStable(p.steps, func(i, j int) bool { return p.steps[i].Name < p.steps[j].Name })
 	return p, nil
+}
+
+// lstat describes the entry name of the target, without following a link.
+func (p *targetPlan) lstat(name string) (os.FileInfo, error) {
+	if p.root == nil {
+		return nil, os.ErrNotExist
+	}
+	return p.root.Lstat(name)
 }
 
 // current returns the record entry that describes dir as it is: r
@@ -361,11 +365,21 @@ func (p *targetPlan) prepare(ctx context.Context, opts Options) error {
 		}
 		p.created = top
 	}
-	cleanLeftovers(p.dir)
-	staging, err := os.MkdirTemp(p.dir, stagingPrefix)
-	if err != nil {
+	if p.root == nil {
+		r, err := openTarget(p.dir, opts.Bounds)
+		if err != nil {
+			return err
+		}
+		p.root = r
+	}
+	cleanLeftovers(p.root)
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	p.stagingName = stagingPrefix + hex.EncodeToString(rnd[:])
+	if err := p.root.Mkdir(p.stagingName, 0o700); err != nil {
 		return fmt.Errorf("stage in %s: %w", p.dir, err)
 	}
+	staging := filepath.Join(p.dir, p.stagingName)
 	p.staging = staging
 
 	// Stage everything in parallel: nothing in the target changes until
@@ -459,7 +473,10 @@ func (p *targetPlan) needsStaging() bool {
 // created.
 func (p *targetPlan) cleanup() {
 	if p.staging != "" {
-		os.RemoveAll(p.staging)
+		p.root.RemoveAll(p.stagingName)
+	}
+	if p.root != nil {
+		p.root.Close()
 	}
 	if !p.done && p.created != "" {
 		removeEmptyDirs(p.created)
@@ -468,7 +485,7 @@ func (p *targetPlan) cleanup() {
 
 // commit swaps the staged skills into place and saves the record.
 func (p *targetPlan) commit(ctx context.Context, opts Options) error {
-	staging, dirty := p.staging, false
+	dirty := false
 	// Journal every swap before the first one, so that a crash leaves
 	// each folder at a tree the record knows.
 	journal := false
@@ -485,7 +502,7 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 		journal = true
 	}
 	if journal {
-		if err := p.rec.Write(p.dir); err != nil {
+		if err := p.rec.write(p.root); err != nil {
 			return fmt.Errorf("journal the install in %s: %w", p.dir, err)
 		}
 	}
@@ -496,7 +513,7 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 		dir := filepath.Join(p.dir, s.Name)
 		switch s.Action {
 		case ActionInstall, ActionUpdate:
-			if err := p.put(staging, s, dir); err != nil {
+			if err := p.put(s, dir); err != nil {
 				return err
 			}
 			if opts.CrashAfterSwapsForTesting > 0 {
@@ -521,7 +538,7 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 				dirty = true
 			}
 		case ActionRemove:
-			if err := removeSkill(staging, dir, s.rec, opts.Force); err != nil {
+			if err := p.removeSkill(s.Name, s.rec, opts.Force); err != nil {
 				return err
 			}
 			delete(p.rec.Skills, s.Name)
@@ -534,7 +551,7 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 	if !p.needsStaging() && !dirty {
 		return nil // nothing changed; leave the record's bytes alone
 	}
-	return p.rec.Write(p.dir)
+	return p.rec.write(p.root)
 }
 
 func recordFor(s lockfile.Skill, t *Tree, stat, owner string) *RecordSkill {
@@ -547,139 +564,6 @@ func ownedBy(r *RecordSkill, owner string) bool {
 	return r.Owner == "" || owner == "" || r.Owner == owner
 }
 
-// put moves a staged skill into dir, swapping atomically with an existing
-// folder.
-func (p *targetPlan) put(staging string, s *step, dir string) error {
-	src := filepath.Join(staging, s.Name)
-	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
-		if err := os.Rename(src, dir); err != nil {
-			return fmt.Errorf("install %s: %w", s.Name, err)
-		}
-		return nil
-	}
-	if s.rec != nil {
-		// Files the user added to a managed skill (not in its record)
-		// move on with it, as 'remove --force' keeps them: only what
-		// skillpm installed is replaced.
-		if err := keepUserFiles(dir, src, s.rec); err != nil {
-			return fmt.Errorf("install %s: keep files you added: %w", s.Name, err)
-		}
-	}
-	if err := exchange(src, dir); err != nil {
-		return fmt.Errorf("install %s: %w", s.Name, err)
-	}
-	return os.RemoveAll(src) // now the old folder
-}
-
-// keepUserFiles copies into the staged folder the regular files of the
-// installed folder that its record does not list and the new content does
-// not have.
-func keepUserFiles(installed, staged string, r *RecordSkill) error {
-	ours := map[string]bool{}
-	for _, f := range r.Files {
-		ours[f] = true
-	}
-	return walkSorted(installed, func(rel string, fi fs.FileInfo) error {
-		if !fi.Mode().IsRegular() || ours[rel] {
-			return nil
-		}
-		dst := filepath.Join(staged, filepath.FromSlash(rel))
-		if _, err := os.Lstat(dst); err == nil {
-			return nil // the new version has a file of that name: it wins
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		return copyFile(filepath.Join(installed, filepath.FromSlash(rel)), dst, fi.Mode().Perm())
-	})
-}
-
-func copyFile(src, dst string, perm fs.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
-
-// removeSkill removes a managed skill. An unmodified folder goes whole
-// (by rename first, so a crash never leaves half of it); with force, an
-// edited folder loses only the files skillpm installed.
-func removeSkill(staging, dir string, r *RecordSkill, force bool) error {
-	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if eff, _, err := current(dir, r); err != nil {
-		return err
-	} else if eff == nil {
-		if !force {
-			return &ModifiedError{Dir: dir, Name: filepath.Base(dir), Version: r.Version}
-		}
-		for _, f := range r.Files {
-			os.Remove(filepath.Join(dir, filepath.FromSlash(f)))
-		}
-		removeEmptyDirs(dir)
-		return nil
-	}
-	trash := filepath.Join(staging, "removed-"+filepath.Base(dir))
-	if err := os.Rename(dir, trash); err != nil {
-		return fmt.Errorf("remove %s: %w", dir, err)
-	}
-	return os.RemoveAll(trash)
-}
-
-// removeEmptyDirs removes dir's empty subfolders, deepest first, and dir
-// itself when it ends up empty.
-func removeEmptyDirs(dir string) {
-	var dirs []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			dirs = append(dirs, p)
-		}
-		return nil
-	})
-	for i := len(dirs) - 1; i >= 0; i-- {
-		os.Remove(dirs[i]) // fails, harmlessly, when not empty
-	}
-}
-
-// exchangeByRename swaps a and b with two renames, for systems without an
-// atomic exchange. A crash between them leaves b missing; the next run
-// reinstalls it.
-func exchangeByRename(a, b string) error {
-	tmp := b + ".skillpm-old"
-	if err := os.Rename(b, tmp); err != nil {
-		return err
-	}
-	if err := os.Rename(a, b); err != nil {
-		os.Rename(tmp, b)
-		return err
-	}
-	return os.Rename(tmp, a)
-}
-
-// cleanLeftovers removes staging and trash folders of crashed runs.
-func cleanLeftovers(target string) {
-	entries, err := os.ReadDir(target)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if n := e.Name(); strings.HasPrefix(n, stagingPrefix) || strings.HasPrefix(n, trashPrefix) || strings.HasSuffix(n, ".skillpm-old") {
-			os.RemoveAll(filepath.Join(target, n))
-		}
-	}
-}
-
 func firstNonEmpty(s ...string) string {
 	for _, v := range s {
 		if v != "" {
@@ -687,37 +571,4 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
-}
-
-// uniqueDirs drops targets that are the same folder as an earlier one
-// (".agents/skills" is often a symlink to ".claude/skills"): one folder
-// is planned, staged and recorded once.
-func uniqueDirs(dirs []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, d := range dirs {
-		r := RealPath(d)
-		if seen[r] {
-			continue
-		}
-		seen[r] = true
-		out = append(out, d)
-	}
-	return out
-}
-
-// RealPath resolves the symlinks of p's longest existing ancestor, so two
-// spellings of one folder compare equal even before it exists.
-func RealPath(p string) string {
-	p = filepath.Clean(p)
-	rest := ""
-	for dir := p; ; dir = filepath.Dir(dir) {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest)
-		}
-		if filepath.Dir(dir) == dir {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-	}
 }

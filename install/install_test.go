@@ -2,7 +2,9 @@ package install
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -65,7 +67,7 @@ func (f *fixture) lock(specs ...string) *lockfile.File {
 	l := &lockfile.File{}
 	for _, s := range specs {
 		name, v, _ := strings.Cut(s, "@")
-		m := "sha256:" + strings.Repeat("0", 50) + name[:1] + strings.ReplaceAll(v, ".", "")
+		m := fmt.Sprintf("sha256:%x", sha256.Sum256([]byte(s)))
 		f.src.byManifest[m] = skillFiles(name, v)
 		l.Skills = append(l.Skills, lockfile.Skill{Name: name, Version: v, Repository: "oci:/r/" + name, Manifest: m})
 	}
@@ -236,11 +238,22 @@ func TestSyncRepairsAfterLostRecord(t *testing.T) {
 	f := newFixture(t)
 	l := f.lock("alpha@1.0.0")
 	f.mustSync(l)
-	// A crash after the swap but before the record was saved, a corrupt
-	// record, and a leftover staging folder.
-	os.WriteFile(filepath.Join(f.targets[0], RecordName), []byte("{corrupt"), 0o644)
+	// A crash after the swap but before the record was saved, and a
+	// leftover staging folder.
 	os.Remove(filepath.Join(f.targets[1], RecordName))
 	os.MkdirAll(filepath.Join(f.targets[0], stagingPrefix+"123/alpha"), 0o755)
+	// A corrupt record stops the run with nothing changed; deleting it,
+	// as the message says, lets the run rebuild it.
+	rec := filepath.Join(f.targets[0], RecordName)
+	os.WriteFile(rec, []byte("{corrupt"), 0o644)
+	before := f.snapshot()
+	if _, err := f.sync(l, false); !errors.Is(err, ErrBadRecord) || !strings.Contains(err.Error(), rec) {
+		t.Fatalf("Sync with a corrupt record: %v; want ErrBadRecord naming %s", err, rec)
+	}
+	if got := f.snapshot(); got != before {
+		t.Errorf("failed run changed files:\n%s\nwant\n%s", got, before)
+	}
+	os.Remove(rec)
 
 	res := f.mustSync(l)
 	if got, want := res.Count(ActionRepair), 2; got != want {
@@ -345,7 +358,7 @@ func TestStatus(t *testing.T) {
 	f.mustSync(f.lock("alpha@1.0.0", "beta@1.0.0"))
 	os.WriteFile(filepath.Join(f.targets[0], "alpha/SKILL.md"), []byte("edited"), 0o644)
 	os.RemoveAll(filepath.Join(f.targets[1], "beta"))
-	st, err := Status(f.targets, f.lock("alpha@1.0.0", "beta@1.1.0", "gamma@1.0.0"), "")
+	st, err := Status(f.targets, f.lock("alpha@1.0.0", "beta@1.1.0", "gamma@1.0.0"), "", Bounds{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,11 +383,11 @@ func TestSyncRefusesNamesThatLeaveTheTarget(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.project, "outside")); !os.IsNotExist(err) {
 		t.Errorf("a folder was written outside the target: %v", err)
 	}
-	// A record naming such a folder is treated as corrupt, never used.
+	// A record naming such a folder is refused, never used.
 	os.MkdirAll(f.targets[0], 0o755)
 	os.WriteFile(filepath.Join(f.targets[0], RecordName), []byte(`{"version":1,"skills":{"../../x":{"version":"1"}}}`), 0o644)
-	if rec, corrupt := ReadRecord(f.targets[0]); !corrupt || len(rec.Skills) != 0 {
-		t.Errorf("ReadRecord accepted a name that leaves the target")
+	if rec, err := ReadRecord(f.targets[0]); !errors.Is(err, ErrBadRecord) {
+		t.Errorf("ReadRecord = %+v, %v; want ErrBadRecord for a name that leaves the target", rec, err)
 	}
 }
 
@@ -432,7 +445,7 @@ func TestSyncRepairsAfterCrashedUpdate(t *testing.T) {
 			if got := res.Changes[0].Action; got != want {
 				t.Errorf(".claude: %s; want %s (%+v)", got, want, res.Changes)
 			}
-			st, err := Status(f.targets, f.lock(next), "")
+			st, err := Status(f.targets, f.lock(next), "", Bounds{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -485,7 +498,7 @@ func TestSyncLeavesOtherOwnersSkillsAlone(t *testing.T) {
 	if _, err := Sync(context.Background(), f.lock("alpha@1.1.0", "beta@1.0.0"), Options{Targets: shared, Source: f.src, Owner: "project"}); !errors.As(err, new(*OwnedError)) {
 		t.Errorf("err = %v; want OwnedError", err)
 	}
-	st, _ := Status(shared, f.lock("beta@1.0.0"), "project")
+	st, _ := Status(shared, f.lock("beta@1.0.0"), "project", Bounds{})
 	if len(st) != 1 || st[0].Name != "beta" {
 		t.Errorf("Status shows another owner's skills: %+v", st)
 	}

@@ -4,7 +4,9 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -16,16 +18,15 @@ type Lock struct{ path string }
 
 // Acquire takes the project lock, waiting while another run holds it.
 func Acquire(ctx context.Context, dir string) (*Lock, error) {
-	d := filepath.Join(dir, ".skillpm")
-	if err := os.MkdirAll(d, 0o755); err != nil {
-		return nil, fmt.Errorf("lock project: %w", err)
-	}
-	p := filepath.Join(d, "install.lock.pid")
+	p := filepath.Join(dir, ".skillpm", "install.lock.pid")
 	for {
-		f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		f, err := openLockFile(dir, "install.lock.pid", os.O_CREATE|os.O_EXCL|os.O_WRONLY)
 		if err == nil {
 			f.Close()
 			return &Lock{path: p}, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, err
 		}
 		select {
 		case <-ctx.Done():

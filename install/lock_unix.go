@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -20,13 +19,9 @@ type Lock struct{ f *os.File }
 
 // Acquire takes the project lock, waiting while another run holds it.
 func Acquire(ctx context.Context, dir string) (*Lock, error) {
-	d := filepath.Join(dir, ".skillpm")
-	if err := os.MkdirAll(d, 0o755); err != nil {
-		return nil, fmt.Errorf("lock project: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(d, "install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := openLockFile(dir, "install.lock", os.O_CREATE|os.O_RDWR)
 	if err != nil {
-		return nil, fmt.Errorf("lock project: %w", err)
+		return nil, err
 	}
 	for delay := 10 * time.Millisecond; ; delay = min(delay*2, 250*time.Millisecond) {
 		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)

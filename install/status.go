@@ -34,11 +34,19 @@ type SkillStatus struct {
 // Status compares every target's managed skills with their record (edits)
 // and with lock (which may be nil), reading contents only where the stat
 // fingerprint changed.
-// Skills another owner installed in a shared target are left out.
-func Status(targets []string, lock *lockfile.File, owner string) ([]SkillStatus, error) {
+// Skills another owner installed in a shared target are left out. A
+// target outside b, or an invalid record, is an error: Status never reads
+// through a link out of the project, nor trusts an edited record.
+func Status(targets []string, lock *lockfile.File, owner string, b Bounds) ([]SkillStatus, error) {
 	var out []SkillStatus
 	for _, t := range targets {
-		rec, _ := ReadRecord(t)
+		if err := b.Check(t); err != nil {
+			return nil, err
+		}
+		rec, err := ReadRecord(t)
+		if err != nil {
+			return nil, err
+		}
 		seen := map[string]bool{}
 		for name, r := range rec.Skills {
 			if !ownedBy(r, owner) {
@@ -47,8 +55,10 @@ func Status(targets []string, lock *lockfile.File, owner string) ([]SkillStatus,
 			seen[name] = true
 			s := SkillStatus{Target: t, Name: name, Version: r.Version, State: StateOK}
 			dir := filepath.Join(t, name)
-			if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+			if fi, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
 				s.State, s.Detail = StateMissing, "the folder was deleted; 'skillpm install' restores it"
+			} else if err == nil && (isLink(fi) || !fi.IsDir()) {
+				s.State, s.Detail = StateModified, "replaced by a symbolic link or a file; remove it, then run 'skillpm install'"
 			} else if eff, _, err := current(dir, r); err != nil {
 				return nil, err
 			} else if eff == nil {

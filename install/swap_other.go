@@ -2,4 +2,6 @@
 
 package install
 
-func exchange(a, b string) error { return exchangeByRename(a, b) }
+import "os"
+
+func exchange(root *os.Root, a, b string) error { return exchangeByRename(root, a, b) }

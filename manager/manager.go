@@ -71,6 +71,12 @@ type Manager struct {
 	// "project" (the default) otherwise. A project at $HOME and the user
 	// scope share ~/.claude/skills; neither removes the other's skills.
 	Owner string
+	// Root is the folder targets must resolve into, through any symlink:
+	// "" is the project folder; the user scope sets the home folder.
+	Root string
+	// AllowOutside lists further absolute folders targets may resolve
+	// into (the user config's allow_target_outside).
+	AllowOutside []string
 	// CrashAfterSwapsForTesting is passed to install.Options.
 	CrashAfterSwapsForTesting int
 	// Trust, when set, checks every locked skill before Install touches
@@ -99,6 +105,16 @@ func (m *Manager) StatusOwner() string { return m.owner() }
 
 // LockPath returns the project's skills.lock path.
 func (m *Manager) LockPath() string { return filepath.Join(m.Project.Dir(), lockfile.FileName) }
+
+// Bounds say where the targets may resolve to, for install.Sync and
+// install.Status.
+func (m *Manager) Bounds() install.Bounds {
+	root := m.Root
+	if root == "" {
+		root = m.Project.Dir()
+	}
+	return install.Bounds{Root: root, Allow: m.AllowOutside}
+}
 
 // TargetDirs returns the absolute install targets.
 func (m *Manager) TargetDirs() []string {
@@ -319,6 +335,7 @@ func (m *Manager) Install(ctx context.Context, lock *lockfile.File, force, dryRu
 	return install.Sync(ctx, lock, install.Options{
 		Targets: m.TargetDirs(), Source: absSource{m}, Force: force, DryRun: dryRun, Log: m.Log,
 		Owner:                     m.owner(),
+		Bounds:                    m.Bounds(),
 		CrashAfterSwapsForTesting: m.CrashAfterSwapsForTesting,
 	})
 }

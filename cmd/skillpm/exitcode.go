@@ -54,6 +54,7 @@ func exitCode(err error) int {
 		hae *install.HandAuthoredError
 		mde *install.ModifiedError
 		owe *install.OwnedError
+		ooe *install.OutsideError
 	)
 	switch {
 	case err == nil:
@@ -80,6 +81,8 @@ func exitCode(err error) int {
 		return exitConflict
 	case errors.Is(err, resolve.ErrNotFound), errors.Is(err, errNotInstalled), errors.Is(err, project.ErrNotFound):
 		return exitNotFound
+	case errors.Is(err, install.ErrBadRecord), errors.Is(err, install.ErrLinkedSkill), errors.As(err, &ooe):
+		return exitIntegrity // an edited record, a skill folder or target leading elsewhere
 	case errors.As(err, &hae), errors.As(err, &mde), errors.As(err, &owe):
 		return exitModified
 	case errors.Is(err, registry.ErrUnauthorized), errors.Is(err, verify.ErrBadPassphrase):

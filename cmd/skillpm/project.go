@@ -62,13 +62,25 @@ func globalDir() (string, error) {
 	return d, os.MkdirAll(d, 0o755)
 }
 
-// userTargets are the folders -g installs into.
-func userTargets() ([]string, error) {
+// setScope points m at the user scope's folders with -g, and sets where
+// its targets may resolve to: inside the project (the home folder with
+// -g), or inside a folder the user config's allow_target_outside lists.
+func setScope(e *env, c *cli.Context, m *manager.Manager) error {
+	cfg, err := e.userConfig()
+	if err != nil {
+		return err
+	}
+	m.AllowOutside = cfg.AllowTargetOutside
+	if !c.Bool("global") {
+		return nil
+	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return []string{filepath.Join(home, ".claude/skills"), filepath.Join(home, ".agents/skills")}, nil
+	m.Targets = []string{filepath.Join(home, ".claude/skills"), filepath.Join(home, ".agents/skills")}
+	m.Owner, m.Root = "user", home
+	return nil
 }
 
 // openManager loads the project (create: a missing skills.yaml starts
@@ -105,11 +117,8 @@ func openManager(e *env, c *cli.Context, create bool) (*manager.Manager, error) 
 	if n, err := strconv.Atoi(os.Getenv("SKILLPM_TEST_CRASH_AFTER_SWAPS")); err == nil {
 		m.CrashAfterSwapsForTesting = n
 	}
-	if c.Bool("global") {
-		if m.Targets, err = userTargets(); err != nil {
-			return nil, err
-		}
-		m.Owner = "user"
+	if err := setScope(e, c, m); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -202,7 +211,7 @@ var errNotInstalled = errors.New("skill not installed")
 
 // openOffline loads the project and its lock (nil when there is none) for
 // commands that need no registry.
-func openOffline(c *cli.Context) (*manager.Manager, *lockfile.File, error) {
+func openOffline(e *env, c *cli.Context) (*manager.Manager, *lockfile.File, error) {
 	dir, err := projectDir(c)
 	if err != nil {
 		return nil, nil, err
@@ -212,11 +221,8 @@ func openOffline(c *cli.Context) (*manager.Manager, *lockfile.File, error) {
 		return nil, nil, err
 	}
 	m := &manager.Manager{Project: p}
-	if c.Bool("global") {
-		if m.Targets, err = userTargets(); err != nil {
-			return nil, nil, err
-		}
-		m.Owner = "user"
+	if err := setScope(e, c, m); err != nil {
+		return nil, nil, err
 	}
 	lock, err := m.ReadLock()
 	return m, lock, err

@@ -116,7 +116,7 @@ Examples:
 				return usageErrorf(c, "why needs one skill name")
 			}
 			name := c.Args().First()
-			m, lock, err := openOffline(c)
+			m, lock, err := openOffline(e, c)
 			if err != nil {
 				return err
 			}
@@ -169,7 +169,15 @@ Examples:
 				return err
 			}
 			home, _ := os.UserHomeDir()
-			all := install.Discover(install.SearchDirs(dir, home))
+			cfg, err := e.userConfig()
+			if err != nil {
+				return err
+			}
+			dirs := install.SearchDirs(dir, home)
+			for i := range dirs {
+				dirs[i].Bounds.Allow = cfg.AllowTargetOutside
+			}
+			all := install.Discover(dirs)
 			entries := all
 			if !c.Bool("all") {
 				entries = install.Effective(all)
@@ -228,11 +236,11 @@ Examples:
   skillpm status --json`,
 		Flags: projectFlags(),
 		Action: func(c *cli.Context) error {
-			m, lock, err := openOffline(c)
+			m, lock, err := openOffline(e, c)
 			if err != nil {
 				return err
 			}
-			st, err := install.Status(m.TargetDirs(), lock, m.StatusOwner())
+			st, err := install.Status(m.TargetDirs(), lock, m.StatusOwner(), m.Bounds())
 			if err != nil {
 				return err
 			}

@@ -235,7 +235,7 @@ func verifyLock(ctx context.Context, client, fresh *registry.Client, v *verify.V
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	states, err := install.Status(m.TargetDirs(), lock, m.StatusOwner())
+	states, err := install.Status(m.TargetDirs(), lock, m.StatusOwner(), m.Bounds())
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,44 @@
+package install
+
+import (
+	"fmt"
+
+	"github.com/skillpm/skillpm/lockfile"
+)
+
+// HandAuthoredError reports a folder that skillpm did not install standing
+// where a locked skill must go.
+type HandAuthoredError struct {
+	Dir   string // the folder in the way
+	Skill lockfile.Skill
+}
+
+func (e *HandAuthoredError) Error() string {
+	return fmt.Sprintf("%s was not installed by skillpm, and the lock wants %s %s from %s there; skillpm never overwrites hand-authored skills: rename or move the folder, or remove %s from skills.yaml",
+		e.Dir, e.Skill.Name, e.Skill.Version, e.Skill.Repository, e.Skill.Name)
+}
+
+// ModifiedError reports a managed skill whose files the user changed.
+type ModifiedError struct {
+	Dir     string
+	Name    string
+	Version string
+}
+
+// OwnedError reports a skill that another project installed in a shared
+// target folder.
+type OwnedError struct {
+	Dir, Name, Owner string
+}
+
+func (e *OwnedError) Error() string {
+	who, remove := "the project this folder belongs to", "skillpm remove "+e.Name
+	if e.Owner == "user" {
+		who, remove = "the user scope (skillpm -g)", "skillpm remove -g "+e.Name
+	}
+	return fmt.Sprintf("%s was installed by %s, and a skill folder has one owner: run '%s' first, or keep using that one", e.Dir, who, remove)
+}
+
+func (e *ModifiedError) Error() string {
+	return fmt.Sprintf("%s (%s %s, installed by skillpm) has local edits; keep them by copying the folder elsewhere, or pass --force to discard them", e.Dir, e.Name, e.Version)
+}
