@@ -184,3 +184,25 @@ func (c *checker) runFormatRules() {
 	c.checkHostOverrides()
 	c.checkSmokeTests()
 }
+
+// LoadProblems returns the rule violations found while loading the skill
+// (a broken tools.json, a field of the wrong type, a bad depends_on entry),
+// with severity and profile filled in. Lint reports them and more; commands
+// that serve a skill without linting it report these.
+func (s *Skill) LoadProblems() []Diagnostic {
+	out := make([]Diagnostic, 0, len(s.problems))
+	for _, d := range s.problems {
+		r := ruleByID[d.Rule]
+		if d.Severity == "" {
+			d.Severity = r.Severity
+		}
+		if d.Profile == "" {
+			d.Profile = r.Profile
+		}
+		out = append(out, d)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

@@ -123,6 +123,7 @@ func commands(e *env) []*cli.Command {
 		runCommand(e),
 		execCommand(e),
 		promptCommand(e),
+		selectCommand(e),
 		mcpCommand(e),
 		versionCommand(e),
 		completionCommand(e),
