@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/skillpm/skillpm/skill"
+	"github.com/skillpm/skillpm/toolrun"
 )
 
 // buildProject writes skills under <tmp>/.agents/skills and builds the
@@ -213,4 +214,23 @@ func TestMCPSelectSkills(t *testing.T) {
 
 func skillQuery(text string, threshold int) skill.Query {
 	return skill.Query{Text: text, Threshold: threshold}
+}
+
+func TestRunSmokeTestsRefusesMalformed(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"x/SKILL.md": skillMD("x", "X.", "evaluation:\n  smoke_tests:\n    - {tool: ghost, input: {}, expect: {contains: a}}\n"),
+		"y/SKILL.md": skillMD("y", "Y.", "evaluation:\n  smoke_tests: 3\n"),
+		"z/SKILL.md": skillMD("z", "Z.", "evaluation:\n  smoke_tests:\n    - {tool: t, expect: {}}\n"),
+	})
+	for _, name := range []string{"x", "y", "z"} {
+		s, err := skill.Load(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := RunSmokeTests(context.Background(), s, toolrun.Options{})
+		if !errors.Is(err, ErrSmokeInvalid) || len(res) != 0 {
+			t.Errorf("RunSmokeTests(%s) = %v, %v; want ErrSmokeInvalid and nothing run", name, res, err)
+		}
+	}
 }

@@ -124,6 +124,7 @@ func commands(e *env) []*cli.Command {
 		execCommand(e),
 		promptCommand(e),
 		selectCommand(e),
+		testCommand(e),
 		mcpCommand(e),
 		versionCommand(e),
 		completionCommand(e),
