@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/index"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/urfave/cli/v2"
 )
@@ -60,6 +62,22 @@ func prepareCatalog(ctx context.Context, e *env, c *cli.Context) (*agent.Catalog
 		e.logf("warning: %v", err)
 	}
 	return cat, nil
+}
+
+// reportListHealth is reportHealth for 'skillpm list', which lists every
+// folder but must still say which ones agents are not served, or are served
+// despite lint errors. It reads metadata through the index.
+func reportListHealth(ctx context.Context, e *env, project, home string) {
+	opts := agent.Options{Project: project, Home: home}
+	opts.IndexPath, _ = index.DefaultPath()
+	cat, err := agent.Build(ctx, opts)
+	if err != nil {
+		return // interrupted: the listing itself is what was asked for
+	}
+	for _, p := range cat.Problems {
+		e.logf("warning: skill %s cannot be read and is not served to agents: %v", filepath.Base(p.Dir), p.Err)
+	}
+	reportHealth(e, cat)
 }
 
 // reportHealth says on stderr which skills are skipped and which are
