@@ -191,8 +191,8 @@ func (c *checker) checkHostOverrides() {
 			c.skillMD("host-override-invalid", line, fmt.Sprintf("host %q: %v", o.Host, err), "override only fields the skill has, without renaming it or its tools")
 			continue
 		}
-		if c.l.frontmatter == nil {
-			continue
+		if c.l.frontmatter == nil || !c.at(ProfileUniversal) {
+			continue // the Appendix A schema binds Universal skills only
 		}
 		if err := c.l.frontmatter.Validate(merged); err != nil {
 			for _, p := range schemaProblems(err) {

@@ -115,6 +115,9 @@ func TestLintHostOverrides(t *testing.T) {
 			want: []string{"SKILL.md:13 error host-override-invalid"}, msg: "rename the skill"},
 		{name: "unknown-tool", dir: "x", files: ov("  - {host: mcp, config: {tools: [{name: u, description: e}]}}"),
 			want: []string{"SKILL.md:13 error host-override-invalid"}, msg: `names no declared tool ("u")`},
+		{name: "agent-skills-profile-no-schema", dir: "x", files: map[string]string{"SKILL.md": skillMD(body, "name: x", "description: d", "host_overrides:", "  - {host: claude-code, config: {description: Shorter.}}")}},
+		{name: "agent-skills-profile-still-no-rename", dir: "x", files: map[string]string{"SKILL.md": skillMD(body, "name: x", "description: d", "host_overrides:", "  - {host: claude-code, config: {name: y}}")},
+			want: []string{"SKILL.md:5 error host-override-invalid"}, msg: "rename the skill"},
 		{name: "tool-schema-broken", dir: "x", files: ov("  - {host: mcp, config: {tools: [{name: t, input_schema: 3}]}}"),
 			want: []string{"SKILL.md:13 error host-override-invalid"}, msg: "tools[0].input_schema"},
 	})

@@ -103,3 +103,18 @@ func TestSelectIsDeterministic(t *testing.T) {
 		t.Errorf("order depends on input order: %q vs %q", a, b)
 	}
 }
+
+// BenchmarkRank1000 scores 1,000 skills with triggers against one request,
+// the work of 'skillpm select' and 'prompt --for' beyond reading metadata.
+func BenchmarkRank1000(b *testing.B) {
+	cands := make([]Candidate, 1000)
+	for i := range cands {
+		cands[i] = Candidate{Name: fmt.Sprintf("skill-%04d", i), Tools: []string{fmt.Sprintf("tool-%04d", i)},
+			WhenToUse: &WhenToUse{Mentions: []string{"pdf", "report", fmt.Sprintf("topic%d", i%50)}, FileTypes: []string{".pdf", ".docx"}, Intents: []string{"summarise"}, Priority: i % 7}}
+	}
+	q := Query{Text: "Please summarise the quarterly report in q3.pdf and list topic7 items", Files: []string{"in/q3.pdf"}, Intents: []string{"summarise"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		Rank(cands, q)
+	}
+}
