@@ -51,11 +51,17 @@ func (c *Catalog) Builtins() []Builtin {
 //
 // For an unknown skill the text is the contract's not-found message with the
 // list of available skills, and err is a *NotFoundError; for a skill that
-// can no longer be read it is the contract's "Error invoking skill" message.
+// exists but is not served (unreadable, or skipped by Screen) it is the
+// contract's "Skill 'X' is invalid: ... Fix by: ..." message and err is an
+// *InvalidError; for a skill that can no longer be read it is the
+// contract's "Error invoking skill" message.
 // The text is always the thing to hand to the agent.
 func (c *Catalog) LoadSkill(name string) (string, error) {
 	s, err := c.Skill(name)
 	if err != nil {
+		if inv := c.invalid(name); inv != nil {
+			return invalidText(inv), inv
+		}
 		return c.notFoundText(name), err
 	}
 	sk, err := skill.Load(s.Dir)

@@ -47,6 +47,12 @@ type Skill struct {
 	Shadows     []string      `json:"shadows,omitempty"`
 	Tools       []skill.Tool  `json:"tools,omitempty"`
 	Secrets     []string      `json:"secrets,omitempty"`
+	// WhenToUse are the skill's selection triggers (Universal §10).
+	WhenToUse *skill.WhenToUse `json:"when_to_use,omitempty"`
+	// HostOverrides are the skill's host-specific overlays.
+	HostOverrides []skill.HostOverride `json:"host_overrides,omitempty"`
+	// Issues are the lint rules the skill breaks although it is served.
+	Issues []Issue `json:"issues,omitempty"`
 }
 
 // Type returns "personal" for user-scope skills and "project" otherwise, as
@@ -104,8 +110,13 @@ type Catalog struct {
 	Conflicts []Conflict
 	// Problems are skills left out because they could not be read.
 	Problems []Problem
+	// Skipped are skills left out because serving them would mislead
+	// (see Screen).
+	Skipped []Skipped
 	// Index says how the metadata index served the build.
 	Index index.Stats
+
+	order []*Skill // Skills in load order, for derived catalogs
 }
 
 // Build discovers the skills of opts' discovery folders, keeps the
@@ -134,19 +145,26 @@ func Build(ctx context.Context, opts Options) (*Catalog, error) {
 			c.Problems = append(c.Problems, Problem{Dir: e.Path, Err: r.Err})
 			continue
 		}
-		loaded = append(loaded, &Skill{
-			Name:        e.Name,
-			Description: r.Skill.Description,
-			Version:     r.Skill.Version,
-			Location:    filepath.Join(e.Path, skill.FileName),
-			Dir:         e.Path,
-			Scope:       e.Root.Scope,
-			Root:        e.Root.Rel,
-			Managed:     e.Managed,
-			Shadows:     e.Shadows,
-			Tools:       r.Skill.Tools,
-			Secrets:     r.Skill.Secrets,
-		})
+		sk := &Skill{
+			Name:          e.Name,
+			Description:   r.Skill.Description,
+			Version:       r.Skill.Version,
+			Location:      filepath.Join(e.Path, skill.FileName),
+			Dir:           e.Path,
+			Scope:         e.Root.Scope,
+			Root:          e.Root.Rel,
+			Managed:       e.Managed,
+			Shadows:       e.Shadows,
+			Tools:         r.Skill.Tools,
+			Secrets:       r.Skill.Secrets,
+			WhenToUse:     r.Skill.WhenToUse,
+			HostOverrides: r.Skill.HostOverrides,
+		}
+		if sk, skip := Screen(sk, r.Skill); skip != nil {
+			c.Skipped = append(c.Skipped, *skip)
+		} else {
+			loaded = append(loaded, sk)
+		}
 	}
 	c.setSkills(loaded)
 	return c, nil
@@ -208,6 +226,7 @@ func (c *Catalog) setSkills(loaded []*Skill) {
 			c.Conflicts = append(c.Conflicts, cf)
 		}
 	}
+	c.order = loaded
 	c.Skills = append([]*Skill(nil), loaded...)
 	sort.SliceStable(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
 }

@@ -40,8 +40,9 @@ func NewServer(c *Catalog, opts ServerOptions) *mcp.Server {
 	for _, b := range c.Builtins() {
 		s.AddTool(&mcp.Tool{Name: b.Name, Description: b.Description, InputSchema: b.InputSchema}, c.builtinHandler(b.Name, opts.Run))
 	}
+	c.addSelectTool(s)
 	for _, t := range c.Tools {
-		if t.Name == LoadSkillTool || t.Name == UseSkillTool {
+		if builtinName(t.Name) {
 			warn(fmt.Sprintf("tool %q of skill %q is not served: the name is the built-in %s tool", t.Name, t.Skill.Name, t.Name))
 			continue
 		}

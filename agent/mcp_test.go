@@ -63,7 +63,7 @@ func TestMCPSession(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	if want := "a_only fmt load_skill use_skill"; strings.Join(names, " ") != want {
+	if want := "a_only fmt load_skill select_skills use_skill"; strings.Join(names, " ") != want {
 		t.Errorf("tools = %v; want %s", names, want)
 	}
 
@@ -110,7 +110,7 @@ func TestMCPLeavesOutUnservableTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(lt.Tools) != 2 || len(warnings) != 2 {
-		t.Errorf("tools = %d, warnings = %v; want the 2 built-ins and 2 warnings", len(lt.Tools), warnings)
+	if len(lt.Tools) != 3 || len(warnings) != 2 {
+		t.Errorf("tools = %d, warnings = %v; want the 3 built-ins and 2 warnings", len(lt.Tools), warnings)
 	}
 }

@@ -8,19 +8,26 @@ import (
 // PromptXML returns the <available_skills> block of the Agent Skills spec
 // (§5.3): name, description and the absolute location of SKILL.md for each
 // skill, for agents that read skills from the filesystem.
-func (c *Catalog) PromptXML() string {
+func (c *Catalog) PromptXML() string { return promptXML(c.Skills) }
+
+func promptXML(skills []*Skill) string {
 	var b strings.Builder
-	b.WriteString("<available_skills>\n")
-	for _, s := range c.Skills {
+	b.WriteString(xmlOpen)
+	for _, s := range skills {
 		b.WriteString("  <skill>\n")
 		element(&b, "name", s.Name)
 		element(&b, "description", oneLine(s.Description))
 		element(&b, "location", s.Location)
 		b.WriteString("  </skill>\n")
 	}
-	b.WriteString("</available_skills>\n")
+	b.WriteString(xmlClose)
 	return b.String()
 }
+
+const (
+	xmlOpen  = "<available_skills>\n"
+	xmlClose = "</available_skills>\n"
+)
 
 func element(b *strings.Builder, name, text string) {
 	b.WriteString("    <" + name + ">")
@@ -42,10 +49,12 @@ To use a skill:
 // PromptMarkdown returns the "## Available Skills" system prompt section of
 // the skills-as-tools proposal, for agents that use the load_skill and
 // use_skill tools.
-func (c *Catalog) PromptMarkdown() string {
+func (c *Catalog) PromptMarkdown() string { return promptMarkdown(c.Skills) }
+
+func promptMarkdown(skills []*Skill) string {
 	var b strings.Builder
 	b.WriteString(markdownIntro)
-	for _, s := range c.Skills {
+	for _, s := range skills {
 		b.WriteString("\n### " + s.Name + "\n")
 		b.WriteString(oneLine(s.Description) + "\n")
 	}

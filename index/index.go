@@ -45,7 +45,7 @@ import (
 )
 
 // Format is the index file's layout version, stored under meta/format.
-const Format = "1"
+const Format = "2"
 
 // Bucket names. The remote ones are reserved; see the package doc.
 var (

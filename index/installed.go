@@ -71,14 +71,25 @@ type Skill struct {
 	Tools       []skill.Tool `json:"tools,omitempty"`
 	// Secrets are the names of the environment variables the skill declares.
 	Secrets []string `json:"secrets,omitempty"`
+	// WhenToUse are the Universal selection triggers.
+	WhenToUse *skill.WhenToUse `json:"when_to_use,omitempty"`
+	// HostOverrides are the host-specific overlays.
+	HostOverrides []skill.HostOverride `json:"host_overrides,omitempty"`
+	// Problems are the rule violations found while loading (a broken
+	// tools.json, a field of the wrong type), for commands that serve the
+	// skill anyway and must say so.
+	Problems []skill.Diagnostic `json:"problems,omitempty"`
 }
 
 // FromSkill extracts the indexed metadata of a loaded skill.
 func FromSkill(s *skill.Skill) Skill {
 	m := Skill{
-		Name:        s.Frontmatter.Name,
-		Description: s.Frontmatter.Description,
-		Version:     s.Frontmatter.Version,
+		Name:          s.Frontmatter.Name,
+		Description:   s.Frontmatter.Description,
+		Version:       s.Frontmatter.Version,
+		WhenToUse:     s.Frontmatter.WhenToUse,
+		HostOverrides: s.Frontmatter.HostOverrides,
+		Problems:      s.LoadProblems(),
 	}
 	for _, t := range s.Tools {
 		// Only the exported fields: the index stores no more, and a

@@ -84,7 +84,12 @@ func generatedCases(t *testing.T) []string {
 	if err := os.Truncate(filepath.Join(big, FileName), 8<<20+1); err != nil {
 		t.Fatal(err)
 	}
-	return []string{filepath.Join(file, "skill"), big}
+	// skill-too-large: a 9 MiB (sparse) asset beside a small SKILL.md.
+	heavy := writeSkill(t, "heavy", map[string]string{"SKILL.md": skillMD(body, "name: heavy", "description: d"), "assets/blob.bin": ""})
+	if err := os.Truncate(filepath.Join(heavy, "assets", "blob.bin"), 9<<20); err != nil {
+		t.Fatal(err)
+	}
+	return []string{filepath.Join(file, "skill"), big, heavy}
 }
 
 // TestCorpusCoversEveryRule fails when a rule has no corpus case: add a

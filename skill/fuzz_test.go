@@ -96,7 +96,7 @@ func FuzzToolsJSON(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	md := []byte(skillMD(body, `spec_version: "2.1"`, "name: fuzz", "description: d", "version: 1.0.0"))
+	md := []byte(skillMD(body, `spec_version: "2.1"`, "name: fuzz", "description: d", "version: 1.0.0", safetyOK))
 	dir := filepath.Join(f.TempDir(), "fuzz")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		f.Fatal(err)

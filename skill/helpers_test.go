@@ -31,6 +31,10 @@ func writeSkill(t testing.TB, name string, files map[string]string) string {
 	return dir
 }
 
+// safetyOK is the minimum safety block of the Universal spec (§8), on one
+// line, for Universal fixtures that test other rules.
+const safetyOK = "safety: {require_confirmation_for: [], redact: {secrets: true, pii: true}}"
+
 // skillMD builds a SKILL.md from frontmatter lines and a body.
 func skillMD(body string, fm ...string) string {
 	return "---\n" + strings.Join(fm, "\n") + "\n---\n" + body

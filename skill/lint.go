@@ -257,5 +257,6 @@ func (c *checker) run() {
 	}
 	c.checkTools()
 	c.checkLinks()
+	c.runFormatRules()
 	c.summarize()
 }

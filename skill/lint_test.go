@@ -69,10 +69,11 @@ func TestLintFrontmatterRules(t *testing.T) {
 			files: map[string]string{"SKILL.md": skillMD(body, "name: [a, b]", "description: d")},
 			want:  []string{"SKILL.md:2 error field-type"}, msg: "name must be a string"},
 		{name: "name-reserved-universal", dir: "claude-pdf",
-			files: map[string]string{"SKILL.md": skillMD(body, `spec_version: "2.1"`, "name: claude-pdf", "description: d", "version: 1.0.0")},
-			want:  []string{"SKILL.md:3 warning name-reserved"}, msg: `"claude"`},
-		{name: "name-reserved-only-universal", dir: "anthropic-pdf",
-			files: map[string]string{"SKILL.md": skillMD(body, "name: anthropic-pdf", "description: d")}},
+			files: map[string]string{"SKILL.md": skillMD(body, `spec_version: "2.1"`, "name: claude-pdf", "description: d", "version: 1.0.0", safetyOK)},
+			want:  []string{"SKILL.md:3 error name-reserved"}, msg: `"claude"`},
+		{name: "name-reserved-every-profile", dir: "anthropic-pdf",
+			files: map[string]string{"SKILL.md": skillMD(body, "name: anthropic-pdf", "description: d")},
+			want:  []string{"SKILL.md:2 error name-reserved"}, msg: `"anthropic", which the Claude API rejects`},
 		{name: "description-missing", dir: "x",
 			files: map[string]string{"SKILL.md": skillMD(body, "name: x")},
 			want:  []string{"SKILL.md:1 error description-missing"}},
@@ -152,7 +153,7 @@ func TestLintLinks(t *testing.T) {
 
 func TestLintUniversal(t *testing.T) {
 	uni := func(extra ...string) string {
-		return skillMD(body, append([]string{`spec_version: "2.1"`, "name: x", "description: d", "version: 1.0.0"}, extra...)...)
+		return skillMD(body, append([]string{`spec_version: "2.1"`, "name: x", "description: d", "version: 1.0.0"}, append(extra, safetyOK)...)...)
 	}
 	cases := []lintCase{
 		{name: "clean", dir: "x", files: map[string]string{"SKILL.md": uni()}},
@@ -163,7 +164,7 @@ func TestLintUniversal(t *testing.T) {
 			files: map[string]string{"SKILL.md": uni("secrets:", "  required:", "    - name: TOKEN", "      usage: file")},
 			want:  []string{"SKILL.md:9 error universal-schema"}, msg: "secrets.required[0].usage"},
 		{name: "spec-version", dir: "x",
-			files: map[string]string{"SKILL.md": skillMD(body, `spec_version: "3"`, "name: x", "description: d", "version: 1.0.0")},
+			files: map[string]string{"SKILL.md": skillMD(body, `spec_version: "3"`, "name: x", "description: d", "version: 1.0.0", safetyOK)},
 			want:  []string{"SKILL.md:2 error universal-schema"}, msg: "spec_version"},
 		{name: "permissions-broad", dir: "x",
 			files: map[string]string{"SKILL.md": uni("permissions:", "  filesystem:", `    write: ["**"]`, "  network:", `    outbound: ["*"]`)},
@@ -180,7 +181,7 @@ func TestLintProfiles(t *testing.T) {
 		{name: "inferred-agent-skills", dir: "x", files: plain},
 		{name: "forced-universal-needs-spec-version", dir: "x", files: plain,
 			opts: LintOptions{Profile: ProfileUniversal},
-			want: []string{"SKILL.md:2 error universal-schema"}, msg: "missing property 'spec_version'"},
+			want: []string{"SKILL.md:1 error safety-missing", "SKILL.md:2 error universal-schema"}, msg: "requires a safety block"},
 		{name: "forced-agent-skills-flags-universal-keys", dir: "x", files: plain,
 			opts: LintOptions{Profile: ProfileAgentSkills},
 			want: []string{"SKILL.md:4 warning unknown-field", "SKILL.md:5 warning unknown-field"}, msg: `"version"`},
@@ -205,7 +206,7 @@ func TestLintResult(t *testing.T) {
 	}{
 		{"agent-skills", skillMD(body, "name: x", "description: d", "author: me"), LintOptions{}, ProfileAgentSkills, 0, 1},
 		{"strict", skillMD(body, "name: x", "description: d", "author: me"), LintOptions{Strict: true}, ProfileAgentSkills, 1, 0},
-		{"universal", skillMD(body, `spec_version: "2.1"`, "name: x", "description: d", "version: 1"), LintOptions{}, ProfileUniversal, 2, 0},
+		{"universal", skillMD(body, `spec_version: "2.1"`, "name: x", "description: d", "version: 1", safetyOK), LintOptions{}, ProfileUniversal, 2, 0},
 		{"unloadable", "no frontmatter", LintOptions{}, ProfileAgentSkills, 1, 0},
 		{"unloadable-forced", "no frontmatter", LintOptions{Profile: ProfileSkillTools}, ProfileSkillTools, 1, 0},
 	}

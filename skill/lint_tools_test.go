@@ -8,7 +8,7 @@ import (
 // uniSkill is a Universal SKILL.md whose tools start on line 7.
 func uniSkill(tools ...string) string {
 	fm := []string{`spec_version: "2.1"`, "name: x", "description: d", "version: 1.0.0", "tools:"}
-	return skillMD(body, append(fm, tools...)...)
+	return skillMD(body, append(append(fm, tools...), safetyOK)...)
 }
 
 // uniTool is one tool entry; extra lines follow the name, indented.
@@ -124,7 +124,7 @@ func TestLintToolsJSONUniversal(t *testing.T) {
 		return `{"name": "` + name + `", "description": "` + desc + `", "input_schema": {"type": "object", "additionalProperties": false, "properties": {}}, "implementation": {"runtime": "python", "entrypoint": "./scripts/t.py"}}`
 	}
 	fm := uniSkill(uniTool("t", "description: d", strictInput, pyImpl)...)
-	noTools := skillMD(body, `spec_version: "2.1"`, "name: x", "description: d", "version: 1.0.0")
+	noTools := skillMD(body, `spec_version: "2.1"`, "name: x", "description: d", "version: 1.0.0", safetyOK)
 	cases := []lintCase{
 		{name: "matching", dir: "x", files: map[string]string{"SKILL.md": fm, "scripts/t.py": handlerPy, "tools.json": "[\n  " + tool("t", "d") + "\n]\n"}},
 		{name: "stale-description", dir: "x", files: map[string]string{"SKILL.md": fm, "scripts/t.py": handlerPy, "tools.json": "[" + tool("t", "old") + "]"},

@@ -101,7 +101,7 @@ func TestLintSymlinkEscapes(t *testing.T) {
 	symlink(t, "/etc/hosts", filepath.Join(dir, "notes.md"))
 	symlink(t, "real.md", filepath.Join(dir, "ok.md"))
 	res := newLinter(t).Lint(dir, LintOptions{})
-	checkDiags(t, dir, res.Diagnostics, []string{"SKILL.md:7 error tool-entrypoint-outside", "SKILL.md:13 error link-outside"}, "resolves outside the skill folder")
+	checkDiags(t, dir, res.Diagnostics, []string{"SKILL.md:7 error tool-entrypoint-outside", "SKILL.md:14 error link-outside"}, "resolves outside the skill folder")
 }
 
 func TestLintToolsJSONSpecial(t *testing.T) {

@@ -21,7 +21,7 @@ type Rule struct {
 }
 
 // Rules returns every lint rule, in documentation order.
-func Rules() []Rule { return slices.Clone(rules) }
+func Rules() []Rule { return slices.Concat(rules, formatRules) }
 
 var rules = []Rule{
 	{"skill-md-missing", SeverityError, ProfileAgentSkills, "the folder has a SKILL.md regular file"},
@@ -41,7 +41,7 @@ var rules = []Rule{
 	{"name-format", SeverityError, ProfileAgentSkills, "name is lowercase letters, digits and single inner hyphens"},
 	{"name-length", SeverityError, ProfileAgentSkills, "name is 1-64 characters"},
 	{"name-mismatch", SeverityError, ProfileAgentSkills, "name equals the folder name"},
-	{"name-reserved", SeverityWarning, ProfileUniversal, "name avoids host-reserved words (anthropic, claude)"},
+	{"name-reserved", SeverityError, ProfileAgentSkills, "name avoids host-reserved words (anthropic, claude), which the Claude API rejects"},
 	{"description-missing", SeverityError, ProfileAgentSkills, "description is set"},
 	{"description-length", SeverityError, ProfileAgentSkills, "description is at most 1024 characters"},
 	{"description-xml", SeverityError, ProfileAgentSkills, "description contains no XML tags"},
@@ -73,8 +73,8 @@ var rules = []Rule{
 }
 
 var ruleByID = func() map[string]Rule {
-	m := make(map[string]Rule, len(rules))
-	for _, r := range rules {
+	m := make(map[string]Rule, len(rules)+len(formatRules))
+	for _, r := range slices.Concat(rules, formatRules) {
 		m[r.ID] = r
 	}
 	return m
@@ -114,11 +114,9 @@ func (c *checker) checkName() {
 	if name != folder && folder != "." && folder != string(filepath.Separator) {
 		c.skillMD("name-mismatch", line, fmt.Sprintf("name %q differs from its folder %q", name, folder), fmt.Sprintf("rename the folder to %q or set 'name: %s'", name, folder))
 	}
-	if c.at(ProfileUniversal) {
-		for _, w := range []string{"anthropic", "claude"} {
-			if strings.Contains(name, w) {
-				c.skillMD("name-reserved", line, fmt.Sprintf("name %q contains the host-reserved word %q", name, w), "choose a name without "+w)
-			}
+	for _, w := range []string{"anthropic", "claude"} {
+		if strings.Contains(name, w) {
+			c.skillMD("name-reserved", line, fmt.Sprintf("name %q contains the host-reserved word %q, which the Claude API rejects", name, w), fmt.Sprintf("rename it to %q", suggestName(strings.ReplaceAll(name, w, ""))))
 		}
 	}
 }

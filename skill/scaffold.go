@@ -267,6 +267,11 @@ permissions:
     outbound: []
   processes:
     allow_subprocess: false
+safety:
+  require_confirmation_for: [destructive_writes, external_network]
+  redact:
+    secrets: true
+    pii: true
 tools:
   - name: {{.Tool}}
     description: Echo the given text back. Replace with what the tool really does.

@@ -16,6 +16,9 @@ import (
 	"github.com/skillpm/skillpm/internal/jsonschema"
 )
 
+// TestScaffoldPassesStrictLint: what init writes has no lint errors, only
+// placeholder-text warnings; once the author replaces the placeholders the
+// skill passes lint --strict.
 func TestScaffoldPassesStrictLint(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -44,9 +47,21 @@ func TestScaffoldPassesStrictLint(t *testing.T) {
 			if !slices.Equal(files, tc.wantFiles) {
 				t.Errorf("Scaffold() files = %q; want %q", files, tc.wantFiles)
 			}
-			res := l.Lint(dir, LintOptions{Strict: true})
+			res := l.Lint(dir, LintOptions{})
+			placeholders := 0
+			for _, d := range res.Diagnostics {
+				if d.Rule != "placeholder-text" {
+					t.Errorf("Lint() %s; want only placeholder-text warnings", d)
+				}
+				placeholders++
+			}
+			if placeholders == 0 {
+				t.Errorf("Lint() found no placeholder-text; the scaffold's placeholders must be flagged")
+			}
+			replacePlaceholders(t, dir)
+			res = l.Lint(dir, LintOptions{Strict: true})
 			if len(res.Diagnostics) != 0 || res.Profile != tc.wantProfile {
-				t.Errorf("Lint(strict) = profile %q with\n%swant %q and no diagnostics", res.Profile, messages(res.Diagnostics), tc.wantProfile)
+				t.Errorf("Lint(strict) after replacing placeholders = profile %q with\n%swant %q and no diagnostics", res.Profile, messages(res.Diagnostics), tc.wantProfile)
 			}
 			s := res.Skill
 			if s == nil || s.Name() != "my-skill" || s.Frontmatter.Version != "0.1.0" {
@@ -222,5 +237,24 @@ func TestScaffoldNeverOverwritesAHandler(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, FileName)); !os.IsNotExist(err) {
 		t.Errorf("SKILL.md written by a refused init: %v", err)
+	}
+}
+
+// replacePlaceholders does what an author does after skillpm init: writes
+// real text where the scaffold left placeholders.
+func replacePlaceholders(t *testing.T, dir string) {
+	t.Helper()
+	p := filepath.Join(dir, FileName)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, ph := range scaffoldPlaceholders {
+		s = strings.ReplaceAll(s, ph, "Real text.")
+	}
+	s = strings.Replace(s, "Describe what my-skill"+placeholderDescription, "Does real work. Use when asked.", 1)
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

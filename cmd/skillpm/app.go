@@ -128,6 +128,8 @@ func commands(e *env) []*cli.Command {
 		runCommand(e),
 		execCommand(e),
 		promptCommand(e),
+		selectCommand(e),
+		testCommand(e),
 		mcpCommand(e),
 		versionCommand(e),
 		completionCommand(e),

@@ -19,13 +19,14 @@ under bash, anything else directly. Prints the use_skill result
 Examples:
   skillpm exec discord discord.mjs channels list
   skillpm exec deploy scripts/deploy.sh -- --env=staging
-  skillpm exec pdf scripts/extract.py report.pdf --timeout 2m`,
-		Flags: append(runFlags(), catalogFlags()...),
+  skillpm exec pdf scripts/extract.py report.pdf --timeout 2m
+  skillpm exec --max-output 4096 deploy scripts/status.sh`,
+		Flags: append(append(runFlags(), maxOutputFlag()), append(filterFlags(), catalogFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 {
 				return usageErrorf(c, "missing SKILL or SCRIPT: skillpm exec SKILL SCRIPT [ARGS...]")
 			}
-			cat, err := loadCatalog(c.Context, e, c)
+			cat, err := prepareCatalog(c.Context, e, c)
 			if err != nil {
 				return err
 			}

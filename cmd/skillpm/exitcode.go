@@ -67,6 +67,8 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, agent.ErrNotFound):
 		return exitNotFound
+	case errors.Is(err, agent.ErrSmokeInvalid), errors.Is(err, agent.ErrInvalid):
+		return exitInvalid
 	case errors.Is(err, verify.ErrPolicy):
 		return exitPolicy
 	case errors.Is(err, manager.ErrStaleLock):

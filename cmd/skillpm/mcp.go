@@ -23,8 +23,10 @@ func mcpCommand(e *env) *cli.Command {
 Runs a Model Context Protocol server on stdin/stdout until the client closes
 the connection. It serves every tool the effective installed skills declare
 (input_schema as inputSchema), plus load_skill (a skill's instructions) and
-use_skill (run a script from a skill folder), and sends the skills list as
-its instructions. Tool failures come back as tool results with isError set.
+use_skill (run a script from a skill folder) and select_skills (the Universal
+spec's deterministic selection, as 'skillpm select'), and sends the skills
+list as its instructions. Skills it skips or serves despite lint errors are
+named on stderr. Tool failures come back as tool results with isError set.
 Logs go to stderr. The skill set is read once, at start. When stdin ends,
 requests already read are answered before the server exits, so a scripted
 session ('skillpm mcp < requests.jsonl') gets every response.
@@ -35,13 +37,14 @@ Configure it in an MCP client as the command "skillpm" with arguments
 Examples:
   skillpm mcp
   skillpm mcp -C ~/src/app --timeout 2m
+  skillpm mcp --host mcp --include 'pdf-*' --max-output 8192
   npx @modelcontextprotocol/inspector --cli skillpm mcp --method tools/list`,
-		Flags: append(runFlags(), catalogFlags()...),
+		Flags: append(append(runFlags(), maxOutputFlag(), hostFlag()), append(filterFlags(), catalogFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErrorf(c, "mcp takes no arguments")
 			}
-			cat, err := loadCatalog(c.Context, e, c)
+			cat, err := prepareCatalog(c.Context, e, c)
 			if err != nil {
 				return err
 			}

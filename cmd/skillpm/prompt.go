@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/skill"
 	"github.com/urfave/cli/v2"
 )
 
@@ -19,13 +22,25 @@ agents that read skills from the filesystem. --format markdown prints the
 "## Available Skills" section of the skills-as-tools proposal, for agents that
 call the load_skill and use_skill tools (skillpm mcp serves them).
 
+--for TEXT lists only the skills 'skillpm select TEXT' selects (with --file,
+--intent and --threshold), best first. --max-chars N keeps the section within
+N characters: skills are offered best first (by selection with --for, else by
+when_to_use.priority, then name), a skill that does not fit is left out and
+later ones are still tried; what was left out is named on stderr. --host
+applies the skills' host_overrides for that host.
+
 Examples:
   skillpm prompt
   skillpm prompt --format markdown >> system-prompt.md
+  skillpm prompt --for "extract the text of report.pdf" --max-chars 8000
+  skillpm prompt --host claude-code --exclude 'draft-*'
   skillpm prompt --json`,
-		Flags: append([]cli.Flag{
+		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "xml", Usage: "`FORMAT` of the section: xml or markdown"},
-		}, catalogFlags()...),
+			&cli.StringFlag{Name: "for", Usage: "list only the skills selected for the request `TEXT`, best first"},
+			&cli.IntFlag{Name: "max-chars", Usage: "keep the section within `N` characters, best skills first"},
+			hostFlag(),
+		}, selectionFlags()...), append(filterFlags(), catalogFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErrorf(c, "prompt takes no arguments")
@@ -34,14 +49,17 @@ Examples:
 			if format != "xml" && format != "markdown" && format != "md" {
 				return usageErrorf(c, "unknown prompt format %q; want xml or markdown", format)
 			}
-			cat, err := loadCatalog(c.Context, e, c)
+			if c.Int("max-chars") < 0 {
+				return usageErrorf(c, "--max-chars must be positive")
+			}
+			if format == "md" {
+				format = "markdown"
+			}
+			cat, err := prepareCatalog(c.Context, e, c)
 			if err != nil {
 				return err
 			}
-			text := cat.PromptXML()
-			if format != "xml" {
-				format, text = "markdown", cat.PromptMarkdown()
-			}
+			text, listed := promptText(e, c, cat, format)
 			if e.json {
 				type skillJSON struct {
 					Name        string `json:"name"`
@@ -49,7 +67,7 @@ Examples:
 					Location    string `json:"location"`
 				}
 				skills := []skillJSON{}
-				for _, s := range cat.Skills {
+				for _, s := range listed {
 					skills = append(skills, skillJSON{s.Name, s.Description, s.Location})
 				}
 				return writeJSON(e.stdout, map[string]any{"format": format, "prompt": text, "skills": skills})
@@ -61,4 +79,39 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// promptText renders the prompt section of the skills --for selects (all
+// when it is not given), best first, within --max-chars, and returns it
+// with the skills it lists, in its order. It names what it left out on
+// stderr.
+func promptText(e *env, c *cli.Context, cat *agent.Catalog, format string) (string, []*agent.Skill) {
+	q := skill.Query{Threshold: -1} // no --for: every skill, priority then name
+	if c.IsSet("for") {
+		q = selectQuery(c, c.String("for"))
+	}
+	var names []string
+	for _, s := range cat.Rank(q) {
+		if s.Selected {
+			names = append(names, s.Name)
+		}
+	}
+	if c.IsSet("for") {
+		e.debugf("prompt: %d of %d skills selected for %q", len(names), len(cat.Skills), c.String("for"))
+		if len(names) == 0 {
+			e.logf("prompt: no skill is selected for %q (threshold %d)", c.String("for"), c.Int("threshold"))
+		}
+	}
+	if !c.IsSet("for") && !c.IsSet("max-chars") {
+		// The plain listing stays in name order, as before.
+		if format == "xml" {
+			return cat.PromptXML(), cat.Skills
+		}
+		return cat.PromptMarkdown(), cat.Skills
+	}
+	b := agent.PromptWithin(format, cat.Ordered(names), c.Int("max-chars"))
+	if len(b.Left) > 0 {
+		e.logf("prompt: left out %d skills to fit %d characters: %s", len(b.Left), c.Int("max-chars"), strings.Join(b.Left, ", "))
+	}
+	return b.Text, cat.Ordered(b.Kept)
 }

@@ -35,7 +35,8 @@ folder, and its last segment is the skill's name. Given a PREFIX instead
 'helm push' does; a repository named for another skill is refused. The
 tag is the skill's version (frontmatter version, or --version;
 "+" is written "_"). The skill is linted first; publishing stops on lint
-errors. An existing version is never moved to different content unless
+errors. With --test, the skill's evaluation.smoke_tests run next (as
+'skillpm test DIR') and publishing stops when one fails (exit 12). An existing version is never moved to different content unless
 --force is given; publishing identical content again changes nothing.
 
 Examples:
@@ -43,12 +44,14 @@ Examples:
   skillpm publish ./pdf ghcr.io/acme/skills/pdf
   skillpm publish ./pdf oci:./registry             # to the layout folder ./registry/pdf
   skillpm publish --plain-http ./pdf 127.0.0.1:5000/skills/pdf --version 1.2.1
-  skillpm publish --sign --provenance --key skillpm.key ./pdf ghcr.io/acme/skills/pdf`,
+  skillpm publish --sign --provenance --key skillpm.key ./pdf ghcr.io/acme/skills/pdf
+  skillpm publish --test ./pdf oci:./registry/pdf`,
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "version", Usage: "publish as `VERSION` instead of the frontmatter version"},
 			&cli.BoolFlag{Name: "force", Usage: "move an existing version tag to this content"},
 			&cli.BoolFlag{Name: "sign", Usage: "sign the published manifest (with --key FILE or --keyless)"},
 			&cli.BoolFlag{Name: "provenance", Usage: "attach signed SLSA provenance (git source and revision, builder, digests)"},
+			&cli.BoolFlag{Name: "test", Usage: "run the skill's smoke tests first and publish only if they pass"},
 		}, signFlags()...), registryFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
@@ -99,6 +102,11 @@ func runPublish(c *cli.Context, e *env, opts publishOptions) error {
 	if res.Errors() > 0 {
 		printLint(e, []*skill.Result{res}, res.Errors(), res.Warnings())
 		return &silentError{code: exitInvalid}
+	}
+	if c.Bool("test") {
+		if err := publishSmokeTests(c.Context, e, c, res.Skill); err != nil {
+			return err
+		}
 	}
 	created, err := createdTime()
 	if err != nil {

@@ -182,6 +182,7 @@ Examples:
 			if !c.Bool("all") {
 				entries = install.Effective(all)
 			}
+			reportListHealth(c.Context, e, dir, home)
 			if e.json {
 				return writeJSON(e.stdout, nonNil(entries))
 			}

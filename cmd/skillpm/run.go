@@ -35,10 +35,11 @@ Examples:
   skillpm run count_words text="the quick brown fox"
   skillpm run extract-text --input '{"path":"report.pdf"}'
   echo '{"a":2,"b":3}' | skillpm run add --input -
-  skillpm run resize --input @args.json width=640`,
+  skillpm run resize --input @args.json width=640
+  skillpm run build-report --max-output 65536 --exclude 'legacy-*'`,
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "tool input `JSON`: an object, @FILE to read it from a file, or - for stdin"},
-		}, runFlags()...), catalogFlags()...),
+		}, append(runFlags(), maxOutputFlag())...), append(filterFlags(), catalogFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 {
 				return usageErrorf(c, "missing TOOL: skillpm run TOOL [KEY=VALUE...]")
@@ -47,7 +48,7 @@ Examples:
 			if err != nil {
 				return usageErrorf(c, "%v", err)
 			}
-			cat, err := loadCatalog(c.Context, e, c)
+			cat, err := prepareCatalog(c.Context, e, c)
 			if err != nil {
 				return err
 			}

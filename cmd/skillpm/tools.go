@@ -37,6 +37,7 @@ func runFlags() []cli.Flag {
 // stderr is copied to ours unless --quiet.
 func runOptions(e *env, c *cli.Context) toolrun.Options {
 	o := toolrun.Options{WorkDir: c.String("workdir"), Timeout: c.Duration("timeout")}
+	o.MaxOutput = c.Int("max-output") // 0 (also when the command has no --max-output): the default
 	if !e.quiet {
 		o.Stderr = e.stderr
 	}
@@ -92,11 +93,13 @@ Examples:
   skillpm tools
   skillpm tools --json
   skillpm tools --format openai --builtins > tools.json
-  skillpm tools -C ~/src/app --format mcp`,
+  skillpm tools -C ~/src/app --format mcp
+  skillpm tools --format openai --host openai-responses --exclude 'experimental-*'`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Usage: "print tool definitions for `HOST`: mcp, openai or anthropic"},
 			&cli.BoolFlag{Name: "builtins", Usage: "with --format, also define the load_skill and use_skill tools"},
-		}, catalogFlags()...),
+			hostFlag(),
+		}, append(filterFlags(), catalogFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErrorf(c, "tools takes no arguments")
@@ -109,7 +112,7 @@ Examples:
 				}
 				host = h
 			}
-			cat, err := loadCatalog(c.Context, e, c)
+			cat, err := prepareCatalog(c.Context, e, c)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/skill"
+	"github.com/urfave/cli/v2"
+)
+
+func testCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "test",
+		Usage: "run skills' evaluation.smoke_tests",
+		UsageText: `skillpm test [options] [SKILL|PATH...]
+
+Runs the evaluation.smoke_tests of each named installed skill (or skill folder,
+when the argument is a path), or of every effective installed skill when none
+is named, through the same runner as 'skillpm run': the input is checked
+against the tool's input_schema, __workDir is added, timeouts, output caps and
+declared secrets apply. Each test calls one tool and holds its output to one
+expectation (equals, schema or contains; see README "Smoke tests").
+
+Prints PASS or FAIL per test and a summary; --json prints every result.
+Exit codes: 0 every test passed (or there were none), 12 a test failed or its
+tool failed, 3 a skill's smoke tests are malformed (run 'skillpm lint'),
+4 a named skill is not installed.
+
+Examples:
+  skillpm test
+  skillpm test doc-tools --json
+  skillpm test ./skills/pdf-tools --timeout 1m`,
+		Flags: append(append(runFlags(), maxOutputFlag()), catalogFlags()...),
+		Action: func(c *cli.Context) error {
+			skills, err := testTargets(c.Context, e, c)
+			if err != nil {
+				return err
+			}
+			results, err := runSmoke(c.Context, e, c, skills)
+			if e.json {
+				if werr := writeJSON(e.stdout, map[string]any{"results": results, "passed": countPassed(results), "failed": len(results) - countPassed(results)}); werr != nil {
+					return werr
+				}
+			}
+			if err != nil {
+				return err
+			}
+			if countPassed(results) < len(results) {
+				return &silentError{code: exitToolFailed}
+			}
+			return nil
+		},
+	}
+}
+
+// testTargets loads the skills 'skillpm test' runs: the named ones (a path
+// to a folder, or an effective installed skill), or every effective one.
+func testTargets(ctx context.Context, e *env, c *cli.Context) ([]*skill.Skill, error) {
+	var dirs []string
+	var cat *agent.Catalog
+	for _, a := range c.Args().Slice() {
+		if strings.ContainsAny(a, `/\`) || a == "." || a == ".." {
+			if fi, err := os.Stat(a); err == nil && fi.IsDir() {
+				dirs = append(dirs, a)
+				continue
+			}
+		}
+		if cat == nil {
+			var err error
+			if cat, err = prepareCatalog(ctx, e, c); err != nil {
+				return nil, err
+			}
+		}
+		s, err := cat.Skill(a)
+		if err != nil {
+			return nil, err
+		}
+		dirs = append(dirs, s.Dir)
+	}
+	if c.NArg() == 0 {
+		var err error
+		if cat, err = prepareCatalog(ctx, e, c); err != nil {
+			return nil, err
+		}
+		for _, s := range cat.Skills {
+			dirs = append(dirs, s.Dir)
+		}
+	}
+	var out []*skill.Skill
+	for _, d := range dirs {
+		s, err := skill.Load(d)
+		if err != nil {
+			return nil, fmt.Errorf("test %s: %w", d, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// runSmoke runs the smoke tests of skills and, unless --json, prints one
+// line per test and a summary. A skill without smoke tests is skipped
+// (named with --debug).
+func runSmoke(ctx context.Context, e *env, c *cli.Context, skills []*skill.Skill) ([]agent.SmokeResult, error) {
+	results := []agent.SmokeResult{}
+	for _, s := range skills {
+		if _, ok := s.Frontmatter.Evaluation["smoke_tests"]; !ok {
+			e.debugf("test: %s has no smoke tests", s.Name())
+			continue
+		}
+		rs, err := agent.RunSmokeTests(ctx, s, runOptions(e, c))
+		for _, r := range rs {
+			results = append(results, r)
+			if e.json {
+				continue
+			}
+			if r.Passed {
+				fmt.Fprintf(e.stdout, "PASS %s/%s (%s)\n", r.Skill, r.Test, r.Duration.Round(time.Millisecond))
+			} else {
+				fmt.Fprintf(e.stdout, "FAIL %s/%s: %s\n", r.Skill, r.Test, r.Failure)
+			}
+		}
+		if err != nil {
+			return results, fmt.Errorf("%w (%s)", err, filepath.Join(s.Dir, skill.FileName))
+		}
+	}
+	if !e.json && !e.quiet {
+		p := countPassed(results)
+		fmt.Fprintf(e.stdout, "%d tests: %d passed, %d failed\n", len(results), p, len(results)-p)
+	}
+	return results, nil
+}
+
+func countPassed(rs []agent.SmokeResult) int {
+	n := 0
+	for _, r := range rs {
+		if r.Passed {
+			n++
+		}
+	}
+	return n
+}
+
+// publishSmokeTests runs the smoke tests of the skill being published,
+// printing results to stderr so publish's stdout stays its own.
+func publishSmokeTests(ctx context.Context, e *env, c *cli.Context, s *skill.Skill) error {
+	out := *e
+	out.stdout, out.json = e.stderr, false
+	results, err := runSmoke(ctx, &out, c, []*skill.Skill{s})
+	if err != nil {
+		return err
+	}
+	if p := countPassed(results); p < len(results) {
+		e.logf("publish: %d of %d smoke tests failed; nothing was pushed", len(results)-p, len(results))
+		return &silentError{code: exitToolFailed}
+	}
+	return nil
+}
