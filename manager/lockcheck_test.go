@@ -111,8 +111,10 @@ func TestCheckLockInjections(t *testing.T) {
 			skill: "notes", reason: "does not mark it requested",
 		},
 		{
-			name:  "wanted skill missing",
-			edit:  func(l *lockfile.File) { l.Skills = slices.DeleteFunc(l.Skills, func(s lockfile.Skill) bool { return s.Name == "notes" }) },
+			name: "wanted skill missing",
+			edit: func(l *lockfile.File) {
+				l.Skills = slices.DeleteFunc(l.Skills, func(s lockfile.Skill) bool { return s.Name == "notes" })
+			},
 			skill: "notes", reason: "the lock has no entry",
 		},
 		{
