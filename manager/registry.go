@@ -109,7 +109,7 @@ func (r *RegistrySource) Describe(ctx context.Context, repo, version string) (*R
 	if err != nil {
 		return nil, err
 	}
-	rel := releaseOf(repo, res)
+	rel := ReleaseOf(repo, res)
 	rel.Version = version
 	if r.Cache != nil {
 		if data, err := json.Marshal(rel); err == nil {
@@ -119,8 +119,9 @@ func (r *RegistrySource) Describe(ctx context.Context, repo, version string) (*R
 	return rel, nil
 }
 
-// releaseOf is what a resolved manifest's config states.
-func releaseOf(repo string, res *registry.Resolved) *Release {
+// ReleaseOf is what a manifest resolved from repo states in its config
+// (and annotations): name, version, content layer and depends_on.
+func ReleaseOf(repo string, res *registry.Resolved) *Release {
 	rel := &Release{Repository: repo, Name: res.Name(), Version: res.Version(), Manifest: res.Ref.Digest.String()}
 	if len(res.Layout.Layers) > 0 {
 		rel.Content = res.Layout.Layers[0].Digest.String()
@@ -149,7 +150,7 @@ func (r *RegistrySource) Manifest(ctx context.Context, repo, d string) (*Release
 	if err != nil {
 		return nil, err
 	}
-	return releaseOf(repo, res), nil
+	return ReleaseOf(repo, res), nil
 }
 
 func decodeRelease(data []byte, ok bool) (*Release, bool) {

@@ -11,6 +11,7 @@ import (
 	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/registry"
@@ -70,6 +71,8 @@ func exitCode(err error) int {
 		return exitPolicy
 	case errors.Is(err, manager.ErrStaleLock):
 		return exitStaleLock
+	case errors.Is(err, manager.ErrLockMismatch), errors.Is(err, lockfile.ErrInvalid):
+		return exitIntegrity
 	case errors.Is(err, skillsync.ErrRejected), errors.Is(err, registry.ErrNotVetted):
 		return exitPolicy
 	case errors.Is(err, skillsync.ErrConfig), errors.Is(err, config.ErrInvalid):
@@ -127,6 +130,9 @@ func hintFor(err error) string {
 	var te *toolrun.Error
 	if errors.As(err, &te) {
 		return toolHint(te)
+	}
+	if errors.Is(err, manager.ErrLockMismatch) || errors.Is(err, lockfile.ErrInvalid) {
+		return "skills.lock is written only by skillpm: check who changed it (git log -p skills.lock), then re-resolve it from skills.yaml with 'rm skills.lock && skillpm install'"
 	}
 	if errors.Is(err, config.ErrInvalid) {
 		return `fix or remove the user config; README.md ("Configuration") lists its keys`

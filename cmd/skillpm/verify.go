@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/opencontainers/go-digest"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
@@ -69,7 +71,10 @@ type verifyRow struct {
 	Status     string   `json:"status"`             // ok, policy, tampered, network, error
 	Problems   []string `json:"problems,omitempty"`
 	Installed  string   `json:"installed,omitempty"`
-	code       int
+	// Policy is the effective trust rule applied: every policy layer's
+	// rule for the repository.
+	Policy *verify.EffectiveRule `json:"policy,omitempty"`
+	code   int
 }
 
 func (r *verifyRow) fail(code int, status, format string, args ...any) {
@@ -162,6 +167,7 @@ func checkSignature(ctx context.Context, c *registry.Client, v *verify.Verifier,
 	if v == nil {
 		return
 	}
+	row.Policy = v.Effective(repo)
 	res, err := verify.Check(ctx, c, v, repo, ref)
 	if res != nil {
 		row.Signer, row.VettedBy = res.Signer, res.VettedBy
@@ -174,6 +180,9 @@ func checkSignature(ctx context.Context, c *registry.Client, v *verify.Verifier,
 	}
 	var pe *verify.PolicyError
 	switch {
+	case errors.As(err, &pe) && pe.Policy != "":
+		row.fail(exitPolicy, "policy", "%s (by the %s)", pe.Reason, pe.Policy)
+		row.Problems = append(row.Problems, pe.Rejected...)
 	case errors.As(err, &pe):
 		row.fail(exitPolicy, "policy", "%s", pe.Reason)
 		row.Problems = append(row.Problems, pe.Rejected...)
@@ -195,17 +204,33 @@ func failFetch(row *verifyRow, err error) {
 	}
 }
 
-// verifyLock checks every locked skill in parallel (bounded), then the
-// installed files.
+// verifyLock checks the lock against skills.yaml and the manifests it
+// pins (manager.CheckLock), then every locked skill in parallel (bounded),
+// then the installed files. Each skill is fetched from, and its trust
+// rule chosen for, the repository skills.yaml resolves it to, never the
+// one the lock claims.
 func verifyLock(ctx context.Context, client, fresh *registry.Client, v *verify.Verifier, m *manager.Manager, lock *lockfile.File) ([]*verifyRow, error) {
+	var problems []manager.LockProblem
+	var le *manager.LockError
+	if err := m.CheckLockFiles(lock); errors.As(err, &le) {
+		problems = le.Problems
+	} else if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.LockPath(), err)
+	}
 	rows := make([]*verifyRow, len(lock.Skills))
+	rels := map[string]*manager.Release{}
+	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(16)
 	for i, s := range lock.Skills {
-		row := &verifyRow{Name: s.Name, Version: s.Version, Repository: s.Repository, Manifest: s.Manifest}
+		repo, err := m.Repository(s.Name)
+		if err != nil {
+			return nil, err
+		}
+		row := &verifyRow{Name: s.Name, Version: s.Version, Repository: repo, Manifest: s.Manifest}
 		rows[i] = row
 		g.Go(func() error {
-			ref, err := registry.ParseReference(m.Project.Abs(s.Repository))
+			ref, err := registry.ParseReference(m.Project.Abs(repo))
 			if err != nil {
 				row.fail(exitError, "error", "%v", err)
 				return nil
@@ -225,23 +250,37 @@ func verifyLock(ctx context.Context, client, fresh *registry.Client, v *verify.V
 				failFetch(row, err)
 				return nil
 			}
-			if s.Content != "" && (len(res.Layout.Layers) == 0 || res.Layout.Layers[0].Digest.String() != s.Content) {
-				row.fail(exitIntegrity, "tampered", "the manifest's content layer is not the locked %s", s.Content)
-			}
-			checkSignature(gctx, fresh, v, row, s.Repository, ref)
+			mu.Lock()
+			rels[s.Name] = manager.ReleaseOf(repo, res)
+			mu.Unlock()
+			checkSignature(gctx, fresh, v, row, repo, ref)
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	states, err := install.Status(m.TargetDirs(), lock, m.StatusOwner())
-	if err != nil {
+	if err := manager.CheckPinned(m.Project, lock, rels); errors.As(err, &le) {
+		problems = append(problems, le.Problems...)
+	} else if err != nil {
 		return nil, err
 	}
 	byName := map[string]*verifyRow{}
 	for _, r := range rows {
 		byName[r.Name] = r
+	}
+	for _, p := range problems {
+		r := byName[p.Skill]
+		if r == nil { // a wanted skill with no entry
+			r = &verifyRow{Name: p.Skill}
+			byName[p.Skill] = r
+			rows = append(rows, r)
+		}
+		r.fail(exitIntegrity, "tampered", "skills.lock: %s (re-resolve it from skills.yaml: rm skills.lock && skillpm install)", p.Reason)
+	}
+	states, err := install.Status(m.TargetDirs(), lock, m.StatusOwner())
+	if err != nil {
+		return nil, err
 	}
 	for _, st := range states {
 		r := byName[st.Name]
@@ -376,10 +415,31 @@ func requireVerifier(e *env, c *cli.Context, projectPolicy string) (*verify.Veri
 	}
 }
 
-// loadVerifier builds the verifier from --key, --policy, the project's
-// policy or the user config's, in that order; nil when there is none.
+// loadVerifier builds the layered trust policy (README.md, "Policy
+// layers"): the system config's policy, then --key or --policy when given,
+// else the user config's and the project's, each a floor for the next;
+// nil when there is none.
 func loadVerifier(e *env, c *cli.Context, projectPolicy string) (*verify.Verifier, error) {
-	if key := c.String("key"); key != "" {
+	var layers []verify.Layer
+	add := func(name, path string) error {
+		p, err := verify.ReadPolicy(path)
+		if err != nil {
+			return &usageError{msg: err.Error(), hint: "see README.md (\"Trust\") for the policy format"}
+		}
+		layers = append(layers, verify.Layer{Name: name, Policy: p})
+		return nil
+	}
+	sys, err := config.LoadSystem(systemConfigPath())
+	if err != nil {
+		return nil, err
+	}
+	if sys.Policy != "" {
+		if err := add("system", sys.Policy); err != nil {
+			return nil, err
+		}
+	}
+	switch key, path := c.String("key"), c.String("policy"); {
+	case key != "":
 		abs, err := filepath.Abs(key)
 		if err != nil {
 			return nil, err
@@ -389,27 +449,31 @@ func loadVerifier(e *env, c *cli.Context, projectPolicy string) (*verify.Verifie
 		if err != nil {
 			return nil, usageErrorf(c, "%v", err)
 		}
-		return verify.NewVerifier(p, verify.Options{})
-	}
-	path := c.String("policy")
-	if path == "" {
-		path = projectPolicy
-	}
-	if path == "" {
+		layers = append(layers, verify.Layer{Name: "--key", Policy: p})
+	case path != "":
+		if err := add("--policy", path); err != nil {
+			return nil, err
+		}
+	default:
 		cfg, err := e.userConfig()
 		if err != nil {
 			return nil, err
 		}
-		path = cfg.Policy
+		if cfg.Policy != "" {
+			if err := add("user", cfg.Policy); err != nil {
+				return nil, err
+			}
+		}
+		if projectPolicy != "" {
+			if err := add("project", projectPolicy); err != nil {
+				return nil, err
+			}
+		}
 	}
-	if path == "" {
+	if len(layers) == 0 {
 		return nil, nil
 	}
-	p, err := verify.ReadPolicy(path)
-	if err != nil {
-		return nil, &usageError{msg: err.Error(), hint: "see README.md (\"Trust\") for the policy format"}
-	}
-	return verify.NewVerifier(p, verify.Options{})
+	return verify.NewLayeredVerifier(layers, verify.Options{})
 }
 
 // policyTrust enforces a policy on installs (manager.Trust).
