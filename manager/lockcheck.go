@@ -48,7 +48,7 @@ func (e *LockError) Error() string {
 		}
 		b.WriteString(p.Skill + ": " + p.Reason)
 	}
-	b.WriteString(" (was skills.lock edited? re-resolve it from skills.yaml: delete skills.lock, run 'skillpm install' and review the diff)")
+	b.WriteString(" (was skills.lock edited? re-resolve it from skills.yaml: rm skills.lock && skillpm install, then review the diff)")
 	return b.String()
 }
 

@@ -132,7 +132,7 @@ func hintFor(err error) string {
 		return toolHint(te)
 	}
 	if errors.Is(err, manager.ErrLockMismatch) || errors.Is(err, lockfile.ErrInvalid) {
-		return "skills.lock is written only by skillpm: check who changed it (git log -p skills.lock), then re-resolve it from skills.yaml with 'rm skills.lock && skillpm install'"
+		return "skills.lock is written only by skillpm: find who changed it (git log -p skills.lock) before re-resolving it"
 	}
 	if errors.Is(err, config.ErrInvalid) {
 		return `fix or remove the user config; README.md ("Configuration") lists its keys`
