@@ -35,10 +35,15 @@ locked manifest digest, its content layer is the locked one, a signature
 satisfies the trust policy, and the installed files match the lock. With REFs,
 the signatures of those manifests are checked against the policy.
 
-The policy is --policy FILE, else 'policy:' in the project's skills.yaml
-(with REFs too, when there is a project), else 'policy:' in the user config.
---key FILE trusts that public key for every repository and requires a
-signature from it. With neither a policy nor --key, verify refuses to run
+Policies are layered floors (README.md, "Policy layers"): the system
+config's policy (/etc/skillpm/config.yaml, or SKILLPM_SYSTEM_CONFIG), then
+--policy FILE or --key FILE if given, else the user config's policy and the
+project's skills.yaml policy (with REFs too, when there is a project). A
+skill must satisfy the rule of every layer; a project can add requirements,
+never relax the user's or the system's. --key FILE trusts that public key
+for every repository and requires a signature from it. The lock itself is
+checked against skills.yaml and the manifests it pins (exit 10 naming the
+entry), as install does. With neither a policy nor --key, verify refuses to run
 (exit 2) rather than call skills whose signatures it never checked ok; to
 check only the lock's digests and the installed files, use a policy whose
 rule for "*" says 'require: none'.
@@ -52,7 +57,7 @@ Examples:
   skillpm verify --json
   skillpm verify --key acme.pub ghcr.io/acme/skills/pdf:1.2.0`,
 		Flags: append(projectFlags(),
-			&cli.StringFlag{Name: "policy", Usage: "trust policy `FILE` (overrides skills.yaml and the user config)"},
+			&cli.StringFlag{Name: "policy", Usage: "trust policy `FILE` (replaces the user config's and skills.yaml's; the system policy still applies)"},
 			&cli.StringFlag{Name: "key", Usage: "require a signature by the public key in `FILE`, for every repository"},
 		),
 		Action: func(c *cli.Context) error { return runVerify(e, c) },
