@@ -206,7 +206,10 @@ func (m *Manager) Resolve(ctx context.Context, opts ResolveOptions) (*lockfile.F
 			}
 			_, e.Requested = m.Project.Skills[s.Name]
 			if prev := opts.Previous; prev != nil {
-				if p := prev.Find(s.Name); p != nil && p.Manifest == e.Manifest {
+				// A signer is carried over only for the same manifest
+				// from the same repository: the previous lock may be
+				// stale, and is not checked.
+				if p := prev.Find(s.Name); p != nil && p.Manifest == e.Manifest && p.Repository == e.Repository {
 					e.Signer = p.Signer
 				}
 			}
