@@ -378,9 +378,14 @@ func (a absSource) Materialize(ctx context.Context, s lockfile.Skill, dir string
 	return a.m.Registry.Materialize(ctx, s, dir)
 }
 
-// Versions lists the published versions of a locked skill's repository.
+// Versions lists the published versions of a locked skill, from the
+// repository skills.yaml resolves it to (not the one the lock names).
 func (m *Manager) Versions(ctx context.Context, s lockfile.Skill) ([]*semver.Version, error) {
-	return m.Registry.Versions(ctx, m.Project.Abs(s.Repository))
+	repo, err := m.Repository(s.Name)
+	if err != nil {
+		return nil, err
+	}
+	return m.Registry.Versions(ctx, m.Project.Abs(repo))
 }
 
 // SolutionFromLock rebuilds the dependency graph of a lock, offline, for
