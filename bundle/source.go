@@ -133,6 +133,33 @@ func (s *Source) Describe(_ context.Context, repo, version string) (*manager.Rel
 	return nil, fmt.Errorf("%s %s: %w", repo, version, ErrOffline)
 }
 
+// Manifest reads the manifest d from the bundle, by digest, and returns
+// what its config states (manager.Registry). repo is the repository the
+// project resolves the skill to; a bundle holds each digest once.
+func (s *Source) Manifest(ctx context.Context, repo, d string) (*manager.Release, error) {
+	dg, err := digest.Parse(d)
+	if err != nil {
+		return nil, fmt.Errorf("manifest %q: %w", d, err)
+	}
+	res, err := s.Client.Resolve(ctx, registry.Reference{Layout: s.Dir}.WithDigest(dg))
+	if errors.Is(err, registry.ErrNotFound) {
+		return nil, fmt.Errorf("%s@%s is not in the bundle; make the bundle again from this skills.lock: %w", repo, d, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rel := &manager.Release{Repository: repo, Name: res.Name(), Version: res.Version(), Manifest: res.Ref.Digest.String()}
+	if len(res.Layout.Layers) > 0 {
+		rel.Content = res.Layout.Layers[0].Digest.String()
+	}
+	if res.Config != nil {
+		for _, dep := range res.Config.DependsOn {
+			rel.DependsOn = append(rel.DependsOn, dep.String())
+		}
+	}
+	return rel, nil
+}
+
 // Materialize writes the locked skill's files into dir from the bundle,
 // by its locked manifest digest, and checks that its content layer is
 // the locked one.

@@ -109,3 +109,28 @@ func TestLoadTimeouts(t *testing.T) {
 		t.Errorf("Limits = %+v; want max_blob_size 2048, max_pages 3", u.Limits)
 	}
 }
+
+// TestLoadSystem: the system config is as strict as the user's, and a
+// missing one is no floor.
+func TestLoadSystem(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, FileName)
+	s, err := LoadSystem(p)
+	if err != nil || s.Policy != "" || s.Path != "" {
+		t.Fatalf("missing file: LoadSystem = %+v, %v; want the zero config", s, err)
+	}
+	os.WriteFile(p, []byte("policy: org/policy.yaml\n"), 0o644)
+	s, err = LoadSystem(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Policy, filepath.Join(dir, "org/policy.yaml"); got != want {
+		t.Errorf("Policy = %q; want %q", got, want)
+	}
+	for _, bad := range []string{"polcy: p.yaml\n", "policy: [a, b]\n", "policy: a\n---\npolicy: b\n"} {
+		os.WriteFile(p, []byte(bad), 0o644)
+		if _, err := LoadSystem(p); !errors.Is(err, ErrInvalid) || !strings.HasPrefix(err.Error(), p) {
+			t.Errorf("%q: err = %v; want ErrInvalid naming %s", bad, err, p)
+		}
+	}
+}

@@ -119,6 +119,9 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			e.Setenv("PATH", binDir+string(os.PathListSeparator)+e.Getenv("PATH"))
 			e.Setenv("HOME", e.WorkDir)
 			e.Setenv("SKILLPM_HOME", home)
+			// The machine's /etc/skillpm/config.yaml must not leak in;
+			// a script writes this file to test a system policy.
+			e.Setenv("SKILLPM_SYSTEM_CONFIG", filepath.Join(home, "system-config.yaml"))
 			e.Setenv("NO_COLOR", "1")
 			e.Setenv("LANG", "C.UTF-8")
 			e.Setenv("REGISTRY", srv.addr)

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/skill"
 	"gopkg.in/yaml.v3"
 )
@@ -98,36 +99,97 @@ func (f *File) Marshal() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Parse decodes a lock, checking that every entry is complete.
+// ErrInvalid is wrapped by every error about a lock that cannot be used
+// as written: not YAML, an unknown key, an incomplete or malformed entry.
+// skills.lock is written only by skillpm, so any of these means it was
+// edited by hand or by someone else.
+var ErrInvalid = errors.New("invalid skills.lock")
+
+// Parse decodes a lock and checks it with Validate.
 func Parse(data []byte) (*File, error) {
 	var f File
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("parse skills.lock: %w", err)
+		return nil, fmt.Errorf("parse skills.lock: %w: %v", ErrInvalid, err)
 	}
 	if f.LockVersion != Version {
 		return nil, fmt.Errorf("parse skills.lock: lockVersion %d is not supported (this skillpm writes %d); upgrade skillpm", f.LockVersion, Version)
 	}
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("parse skills.lock: %w", err)
+	}
+	return &f, nil
+}
+
+// Validate checks that the lock is well formed, on its own: every entry
+// is complete, names are valid skill names (they become folder names),
+// appear once and are sorted, versions are strict semver, digests are
+// sha256 digests, and every dependency names another entry of the lock.
+// Whether the lock agrees with skills.yaml is manager.CheckLock's job.
+// Errors wrap ErrInvalid and name the entry.
+func (f *File) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s; regenerate it with 'skillpm install'", ErrInvalid, fmt.Sprintf(format, args...))
+	}
+	if f.Inputs != "" && !ValidDigest(f.Inputs) {
+		return bad("inputs %q is not a sha256 digest", f.Inputs)
+	}
+	names := make(map[string]bool, len(f.Skills))
 	for i, s := range f.Skills {
-		if s.Name == "" || s.Version == "" || s.Repository == "" || !strings.HasPrefix(s.Manifest, "sha256:") {
-			return nil, fmt.Errorf("parse skills.lock: entry %d (%q) is incomplete: it needs name, version, repository and a sha256 manifest digest", i+1, s.Name)
+		if s.Name == "" || s.Version == "" || s.Repository == "" || s.Manifest == "" {
+			return bad("entry %d (%q) is incomplete: it needs name, version, repository and a sha256 manifest digest", i+1, s.Name)
 		}
 		// A name becomes a folder name: anything else could make an
 		// install write outside its target.
 		if !skill.ValidName(s.Name) {
-			return nil, fmt.Errorf("parse skills.lock: entry %d: %q is not a valid skill name (lowercase letters, digits and single hyphens); regenerate the lock with 'skillpm install'", i+1, s.Name)
+			return bad("entry %d: %q is not a valid skill name (lowercase letters, digits and single hyphens)", i+1, s.Name)
+		}
+		if names[s.Name] {
+			return bad("%q appears twice", s.Name)
+		}
+		names[s.Name] = true
+		if i > 0 && f.Skills[i-1].Name >= s.Name {
+			return bad("entries are not sorted by name (%q after %q)", s.Name, f.Skills[i-1].Name)
+		}
+		if _, err := semver.StrictNewVersion(s.Version); err != nil {
+			return bad("%s: version %q is not a semver version", s.Name, s.Version)
+		}
+		if !ValidDigest(s.Manifest) {
+			return bad("%s: manifest %q is not a sha256 digest", s.Name, s.Manifest)
+		}
+		if s.Content != "" && !ValidDigest(s.Content) {
+			return bad("%s: content %q is not a sha256 digest", s.Name, s.Content)
 		}
 		for _, d := range s.Dependencies {
 			if !skill.ValidName(d) {
-				return nil, fmt.Errorf("parse skills.lock: %s: dependency %q is not a valid skill name", s.Name, d)
+				return bad("%s: dependency %q is not a valid skill name", s.Name, d)
 			}
 		}
-		if i > 0 && f.Skills[i-1].Name >= s.Name {
-			return nil, fmt.Errorf("parse skills.lock: entries are not sorted by name or %q appears twice; regenerate the lock with 'skillpm install'", s.Name)
+	}
+	for _, s := range f.Skills {
+		for _, d := range s.Dependencies {
+			if !names[d] {
+				return bad("%s depends on %q, which has no entry", s.Name, d)
+			}
 		}
 	}
-	return &f, nil
+	return nil
+}
+
+// ValidDigest reports whether s is "sha256:" and 64 lowercase hex digits,
+// the only digests a lock holds.
+func ValidDigest(s string) bool {
+	hex, ok := strings.CutPrefix(s, "sha256:")
+	if !ok || len(hex) != 64 {
+		return false
+	}
+	for _, c := range hex {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Read reads the lock at path. A missing file returns ErrNotFound.

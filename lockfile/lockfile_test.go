@@ -1,6 +1,8 @@
 package lockfile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,10 +11,17 @@ import (
 )
 
 func sample() *File {
-	return &File{Inputs: "sha256:abc", Skills: []Skill{
-		{Name: "zeta", Version: "1.0.0", Repository: "oci:/r/zeta", Manifest: "sha256:2", Content: "sha256:c2", Dependencies: []string{"b", "a", "a"}},
-		{Name: "alpha", Version: "2.1.0", Repository: "ghcr.io/acme/skills/alpha", Manifest: "sha256:1", Content: "sha256:c1", Requested: true},
+	return &File{Inputs: dg("in"), Skills: []Skill{
+		{Name: "zeta", Version: "1.0.0", Repository: "oci:/r/zeta", Manifest: dg("2"), Content: dg("c2"), Dependencies: []string{"alpha", "b", "b"}},
+		{Name: "alpha", Version: "2.1.0", Repository: "ghcr.io/acme/skills/alpha", Manifest: dg("1"), Content: dg("c1"), Requested: true},
+		{Name: "b", Version: "1.0.0", Repository: "ghcr.io/acme/skills/b", Manifest: dg("3"), Content: dg("c3")},
 	}}
+}
+
+// dg is a well-formed sha256 digest made from s.
+func dg(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 func TestMarshalIsCanonical(t *testing.T) {
@@ -22,7 +31,7 @@ func TestMarshalIsCanonical(t *testing.T) {
 	}
 	f := sample()
 	f.Skills[0], f.Skills[1] = f.Skills[1], f.Skills[0]
-	f.Skills[1].Dependencies = []string{"a", "b"}
+	f.Skills[1].Dependencies = []string{"alpha", "b"}
 	b, _ := f.Marshal()
 	if string(a) != string(b) {
 		t.Errorf("same lock, different bytes:\n%s\n---\n%s", a, b)
@@ -30,7 +39,7 @@ func TestMarshalIsCanonical(t *testing.T) {
 	if i, j := strings.Index(string(a), "name: alpha"), strings.Index(string(a), "name: zeta"); i < 0 || j < i {
 		t.Errorf("entries not sorted by name:\n%s", a)
 	}
-	if strings.Count(string(a), "- a\n") != 1 {
+	if strings.Count(string(a), "- b\n") != 1 {
 		t.Errorf("dependencies not deduplicated:\n%s", a)
 	}
 }
@@ -44,7 +53,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := f.Find("zeta"); got == nil || got.Content != "sha256:c2" || len(got.Dependencies) != 2 {
+	if got := f.Find("zeta"); got == nil || got.Content != dg("c2") || len(got.Dependencies) != 2 {
 		t.Errorf("Find(zeta) = %+v", got)
 	}
 	if f.Find("nope") != nil {
@@ -62,20 +71,31 @@ func TestReadErrors(t *testing.T) {
 	if _, err := Read(filepath.Join(dir, FileName)); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing lock: err = %v; want ErrNotFound", err)
 	}
+	m := dg("m")
 	for name, body := range map[string]string{
-		"garbage":    "{{{",
-		"version":    "lockVersion: 9\nskills: []\n",
-		"incomplete": "lockVersion: 1\nskills:\n- name: a\n",
-		"unsorted":   "lockVersion: 1\nskills:\n- {name: b, version: 1.0.0, repository: r, manifest: 'sha256:1'}\n- {name: a, version: 1.0.0, repository: r, manifest: 'sha256:1'}\n",
-		"unknown":    "lockVersion: 1\nsurprise: 1\n",
-		"escape":     "lockVersion: 1\nskills:\n- {name: ../../evil, version: 1.0.0, repository: r, manifest: 'sha256:1'}\n",
-		"dep escape": "lockVersion: 1\nskills:\n- {name: a, version: 1.0.0, repository: r, manifest: 'sha256:1', dependencies: [../b]}\n",
+		"garbage":      "{{{",
+		"version":      "lockVersion: 9\nskills: []\n",
+		"incomplete":   "lockVersion: 1\nskills:\n- name: a\n",
+		"unsorted":     "lockVersion: 1\nskills:\n- {name: b, version: 1.0.0, repository: r, manifest: " + m + "}\n- {name: a, version: 1.0.0, repository: r, manifest: " + m + "}\n",
+		"duplicate":    "lockVersion: 1\nskills:\n- {name: a, version: 1.0.0, repository: r, manifest: " + m + "}\n- {name: a, version: 1.0.0, repository: r, manifest: " + m + "}\n",
+		"unknown":      "lockVersion: 1\nsurprise: 1\n",
+		"escape":       "lockVersion: 1\nskills:\n- {name: ../../evil, version: 1.0.0, repository: r, manifest: " + m + "}\n",
+		"dep escape":   "lockVersion: 1\nskills:\n- {name: a, version: 1.0.0, repository: r, manifest: " + m + ", dependencies: [../b]}\n",
+		"dep missing":  "lockVersion: 1\nskills:\n- {name: a, version: 1.0.0, repository: r, manifest: " + m + ", dependencies: [b]}\n",
+		"short digest": "lockVersion: 1\nskills:\n- {name: a, version: 1.0.0, repository: r, manifest: 'sha256:1'}\n",
+		"md5 digest":   "lockVersion: 1\nskills:\n- {name: a, version: 1.0.0, repository: r, manifest: 'md5:d41d8cd98f00b204e9800998ecf8427e'}\n",
+		"content":      "lockVersion: 1\nskills:\n- {name: a, version: 1.0.0, repository: r, manifest: " + m + ", content: 'sha256:../x'}\n",
+		"semver":       "lockVersion: 1\nskills:\n- {name: a, version: latest, repository: r, manifest: " + m + "}\n",
+		"inputs":       "lockVersion: 1\ninputs: whatever\nskills: []\n",
 	} {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte(body), 0o644)
 		_, err := Read(p)
 		if err == nil || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: err = %v; want an error naming %s", name, err, p)
+		}
+		if name != "version" && !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: err = %v; want ErrInvalid", name, err)
 		}
 	}
 }

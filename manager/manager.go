@@ -28,9 +28,12 @@ import (
 // content.
 type Release struct {
 	Repository string
-	Version    string
-	Manifest   string // manifest digest
-	Content    string // content layer digest
+	// Name is the skill's name as its config states it ("" when the
+	// artifact states none).
+	Name     string
+	Version  string
+	Manifest string // manifest digest
+	Content  string // content layer digest
 	// DependsOn are the depends_on entries, "name@constraint".
 	DependsOn []string
 }
@@ -43,6 +46,11 @@ type Registry interface {
 	Versions(ctx context.Context, repo string) ([]*semver.Version, error)
 	// Describe returns one version's release metadata.
 	Describe(ctx context.Context, repo, version string) (*Release, error)
+	// Manifest reads the manifest digest of repo, by digest (its bytes
+	// are checked against it), and returns what its config states:
+	// name, version, content layer and depends_on. CheckLock compares
+	// a locked entry with it.
+	Manifest(ctx context.Context, repo, digest string) (*Release, error)
 	// Materialize writes a locked skill's verified files into dir.
 	Materialize(ctx context.Context, s lockfile.Skill, dir string) error
 }
@@ -214,7 +222,10 @@ func (m *Manager) Resolve(ctx context.Context, opts ResolveOptions) (*lockfile.F
 			}
 			_, e.Requested = m.Project.Skills[s.Name]
 			if prev := opts.Previous; prev != nil {
-				if p := prev.Find(s.Name); p != nil && p.Manifest == e.Manifest {
+				// A signer is carried over only for the same manifest
+				// from the same repository: the previous lock may be
+				// stale, and is not checked.
+				if p := prev.Find(s.Name); p != nil && p.Manifest == e.Manifest && p.Repository == e.Repository {
 					e.Signer = p.Signer
 				}
 			}
@@ -324,12 +335,25 @@ func (s *source) describe(ctx context.Context, name, version string) (*Release, 
 	}
 }
 
-// Install makes the targets hold exactly lock's skills. With Trust set,
-// every skill is checked first (in parallel) and its verified signer
-// recorded in lock; one denial stops the install before any target is
-// touched.
+// Install makes the targets hold exactly lock's skills. The lock is
+// checked against skills.yaml first (CheckLock), then, with Trust set,
+// every skill is checked (in parallel) and its verified signer recorded
+// in lock, then the manifests the lock pins are compared with it; one
+// failure stops the install before any target is touched.
 func (m *Manager) Install(ctx context.Context, lock *lockfile.File, force, dryRun bool) (*install.Result, error) {
+	if err := m.CheckLockFiles(lock); err != nil {
+		return nil, err
+	}
+	// Trust before the manifests: a policy that fails closed (a vetted
+	// mirror, a bundle) decides before anything else is read.
 	if err := m.checkTrust(ctx, lock); err != nil {
+		return nil, err
+	}
+	rels, err := fetchPinned(ctx, m.Project, lock, CheckOptions{DefaultRegistry: m.DefaultRegistry, Manifest: m.Registry.Manifest})
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckPinned(m.Project, lock, rels); err != nil {
 		return nil, err
 	}
 	return install.Sync(ctx, lock, install.Options{
@@ -371,9 +395,14 @@ func (a absSource) Materialize(ctx context.Context, s lockfile.Skill, dir string
 	return a.m.Registry.Materialize(ctx, s, dir)
 }
 
-// Versions lists the published versions of a locked skill's repository.
+// Versions lists the published versions of a locked skill, from the
+// repository skills.yaml resolves it to (not the one the lock names).
 func (m *Manager) Versions(ctx context.Context, s lockfile.Skill) ([]*semver.Version, error) {
-	return m.Registry.Versions(ctx, m.Project.Abs(s.Repository))
+	repo, err := m.Repository(s.Name)
+	if err != nil {
+		return nil, err
+	}
+	return m.Registry.Versions(ctx, m.Project.Abs(repo))
 }
 
 // SolutionFromLock rebuilds the dependency graph of a lock, offline, for

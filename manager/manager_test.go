@@ -2,6 +2,8 @@ package manager
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -42,8 +44,24 @@ func (r *memRegistry) Describe(_ context.Context, repo, version string) (*Releas
 	if !ok {
 		return nil, errors.New("no such version")
 	}
-	d := "sha256:" + r.name(repo) + "-" + version
-	return &Release{Repository: repo, Version: version, Manifest: d, Content: d + "-layer", DependsOn: deps}, nil
+	d := fakeDigest(r.name(repo) + "-" + version)
+	return &Release{Repository: repo, Name: r.name(repo), Version: version, Manifest: d, Content: fakeDigest(r.name(repo) + "-" + version + "-layer"), DependsOn: deps}, nil
+}
+
+// Manifest finds the release whose fake digest is d.
+func (r *memRegistry) Manifest(ctx context.Context, repo, d string) (*Release, error) {
+	for v := range r.skills[r.name(repo)] {
+		if fakeDigest(r.name(repo)+"-"+v) == d {
+			return r.Describe(ctx, repo, v)
+		}
+	}
+	return nil, fmt.Errorf("%s@%s: no such manifest", repo, d)
+}
+
+// fakeDigest is a well-formed sha256 digest made from s.
+func fakeDigest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 func (r *memRegistry) Materialize(_ context.Context, s lockfile.Skill, dir string) error {
@@ -84,7 +102,7 @@ func TestResolveAndInstall(t *testing.T) {
 	if got, want := versions(lock), "notes@1.1.0 slug@1.2.0 stats@1.0.0"; got != want {
 		t.Errorf("resolved %s; want %s", got, want)
 	}
-	if e := lock.Find("notes"); !e.Requested || e.Manifest != "sha256:notes-1.1.0" || strings.Join(e.Dependencies, ",") != "slug,stats" {
+	if e := lock.Find("notes"); !e.Requested || e.Manifest != fakeDigest("notes-1.1.0") || strings.Join(e.Dependencies, ",") != "slug,stats" {
 		t.Errorf("notes entry = %+v", e)
 	}
 	if e := lock.Find("slug"); e.Requested || e.Repository != "oci:./registry/slug" {

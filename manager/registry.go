@@ -109,7 +109,20 @@ func (r *RegistrySource) Describe(ctx context.Context, repo, version string) (*R
 	if err != nil {
 		return nil, err
 	}
-	rel := &Release{Repository: repo, Version: version, Manifest: res.Ref.Digest.String()}
+	rel := ReleaseOf(repo, res)
+	rel.Version = version
+	if r.Cache != nil {
+		if data, err := json.Marshal(rel); err == nil {
+			r.Cache.PutRelease(repo, tag, rel.Manifest, data)
+		}
+	}
+	return rel, nil
+}
+
+// ReleaseOf is what a manifest resolved from repo states in its config
+// (and annotations): name, version, content layer and depends_on.
+func ReleaseOf(repo string, res *registry.Resolved) *Release {
+	rel := &Release{Repository: repo, Name: res.Name(), Version: res.Version(), Manifest: res.Ref.Digest.String()}
 	if len(res.Layout.Layers) > 0 {
 		rel.Content = res.Layout.Layers[0].Digest.String()
 	}
@@ -118,12 +131,26 @@ func (r *RegistrySource) Describe(ctx context.Context, repo, version string) (*R
 			rel.DependsOn = append(rel.DependsOn, d.String())
 		}
 	}
-	if r.Cache != nil {
-		if data, err := json.Marshal(rel); err == nil {
-			r.Cache.PutRelease(repo, tag, rel.Manifest, data)
-		}
+	return rel
+}
+
+// Manifest reads the manifest d of repo by digest (the client checks
+// the bytes against it; a cached copy is used) and returns what its
+// config states.
+func (r *RegistrySource) Manifest(ctx context.Context, repo, d string) (*Release, error) {
+	ref, err := registry.ParseReference(repo)
+	if err != nil {
+		return nil, err
 	}
-	return rel, nil
+	dg, err := parseDigest(d)
+	if err != nil {
+		return nil, fmt.Errorf("manifest %q: %w", d, err)
+	}
+	res, err := r.Client.Resolve(ctx, ref.WithDigest(dg))
+	if err != nil {
+		return nil, err
+	}
+	return ReleaseOf(repo, res), nil
 }
 
 func decodeRelease(data []byte, ok bool) (*Release, bool) {

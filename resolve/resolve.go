@@ -155,3 +155,15 @@ func Resolve(ctx context.Context, wants []Dependency, src Source, opts Options) 
 	}
 	return s.solution(), nil
 }
+
+// Allows reports whether v satisfies d under the same pre-release rule
+// Resolve applies (see Options.Prereleases): what a check of a lock
+// against its constraints needs to agree with resolution.
+func (d Dependency) Allows(v *semver.Version, prereleases bool) bool {
+	if d.Constraint == nil {
+		return prereleases || v.Prerelease() == ""
+	}
+	c := *d.Constraint
+	c.IncludePrerelease = c.IncludePrerelease || prereleases
+	return c.Check(v)
+}

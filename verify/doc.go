@@ -11,5 +11,9 @@
 // hint) or keyless (Fulcio, Rekor and a timestamp authority).
 //
 // A Verifier is built once from a Policy and its trusted material; each
-// Verify call applies the rule of one repository.
+// Verify call applies the rule of one repository. Policies can be layered
+// (NewLayeredVerifier: a machine's, the user's, a project's): a manifest
+// must satisfy the rule of every layer, so a later layer adds
+// requirements and never relaxes an earlier one (see Layer and
+// Effective).
 package verify

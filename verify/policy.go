@@ -68,10 +68,10 @@ type Rule struct {
 // and subject (SAN), each exact or a regular expression (RE2, anchor it
 // yourself).
 type Identity struct {
-	Issuer        string `yaml:"issuer,omitempty"`
-	IssuerRegexp  string `yaml:"issuerRegexp,omitempty"`
-	Subject       string `yaml:"subject,omitempty"`
-	SubjectRegexp string `yaml:"subjectRegexp,omitempty"`
+	Issuer        string `yaml:"issuer,omitempty" json:"issuer,omitempty"`
+	IssuerRegexp  string `yaml:"issuerRegexp,omitempty" json:"issuerRegexp,omitempty"`
+	Subject       string `yaml:"subject,omitempty" json:"subject,omitempty"`
+	SubjectRegexp string `yaml:"subjectRegexp,omitempty" json:"subjectRegexp,omitempty"`
 }
 
 // ProvenanceRule constrains the provenance a rule requires.

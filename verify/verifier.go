@@ -29,12 +29,19 @@ type PolicyError struct {
 	Manifest   digest.Digest
 	// Reason is one line for humans.
 	Reason string
+	// Policy names the layer whose rule denied it ("user policy
+	// /home/me/.config/skillpm/policy.yaml"); "" for a verifier of one
+	// unnamed policy.
+	Policy string
 	// Rejected lists why each bundle found was not accepted.
 	Rejected []string
 }
 
 func (e *PolicyError) Error() string {
 	s := fmt.Sprintf("%s@%s: %s", e.Repository, e.Manifest, e.Reason)
+	if e.Policy != "" {
+		s += ", by the " + e.Policy
+	}
 	if len(e.Rejected) > 0 {
 		s += " (" + strings.Join(e.Rejected, "; ") + ")"
 	}
@@ -74,6 +81,9 @@ type Result struct {
 	VettedBy string `json:"vettedBy,omitempty"`
 	// Rejected lists why bundles were not accepted.
 	Rejected []string `json:"rejected,omitempty"`
+	// Policy is the effective rule applied: every layer's rule for the
+	// repository (Effective).
+	Policy *EffectiveRule `json:"policy,omitempty"`
 }
 
 // Options tune NewVerifier.
@@ -84,10 +94,10 @@ type Options struct {
 	TrustedMaterial root.TrustedMaterial
 }
 
-// Verifier applies a trust policy. It is built once, from the policy's
-// trusted material, and is safe for concurrent use; each Verify call
-// applies the rule of one repository.
-type Verifier struct {
+// policyVerifier applies one trust policy (one layer of a Verifier). It
+// is built once, from the policy's trusted material, and is safe for
+// concurrent use; each Verify call applies the rule of one repository.
+type policyVerifier struct {
 	policy   *Policy
 	keys     map[*Rule][]keyVerifier
 	keyless  *sgverify.Verifier
@@ -101,10 +111,13 @@ type keyVerifier struct {
 	v  *sgverify.Verifier
 }
 
-// NewVerifier prepares p's keys. Keyless trust material is loaded when
-// first needed.
-func NewVerifier(p *Policy, o Options) (*Verifier, error) {
-	v := &Verifier{policy: p, keys: map[*Rule][]keyVerifier{}, material: o.TrustedMaterial}
+// newPolicyVerifier prepares p's keys. Keyless trust material is loaded
+// when first needed.
+func newPolicyVerifier(p *Policy, o Options) (*policyVerifier, error) {
+	if p == nil {
+		return nil, errors.New("no trust policy")
+	}
+	v := &policyVerifier{policy: p, keys: map[*Rule][]keyVerifier{}, material: o.TrustedMaterial}
 	var rules []*Rule
 	for i := range p.Rules {
 		rules = append(rules, &p.Rules[i])
@@ -177,26 +190,23 @@ func parseBundle(d digest.Digest, data []byte) (*bundle.Bundle, sgverify.Artifac
 	return &b, sgverify.WithArtifactDigest("sha256", raw), nil
 }
 
-// Policy returns the policy v applies.
-func (v *Verifier) Policy() *Policy { return v.policy }
-
-// Required reports whether repo's rule demands a signature or a vetted
+// required reports whether repo's rule demands a signature or a vetted
 // attestation.
-func (v *Verifier) Required(repo string) bool {
+func (v *policyVerifier) required(repo string) bool {
 	r := v.policy.Rule(repo)
 	return r != nil && r.required()
 }
 
-// Relevant reports whether verifying repo can tell anything: its rule
+// relevant reports whether verifying repo can tell anything: its rule
 // trusts some signer or vetter.
-func (v *Verifier) Relevant(repo string) bool {
+func (v *policyVerifier) relevant(repo string) bool {
 	r := v.policy.Rule(repo)
 	return r != nil && (len(r.keys) > 0 || len(r.Identities) > 0 || r.Vetted != nil)
 }
 
 func (r *Rule) required() bool { return r.Require == RequireSigned || r.Vetted != nil }
 
-func (v *Verifier) keylessVerifier() (*sgverify.Verifier, error) {
+func (v *policyVerifier) keylessVerifier() (*sgverify.Verifier, error) {
 	v.rootOnce.Do(func() {
 		m := v.material
 		if m == nil && v.policy.TrustedRoot != "" {
@@ -213,11 +223,11 @@ func (v *Verifier) keylessVerifier() (*sgverify.Verifier, error) {
 	return v.keyless, v.rootErr
 }
 
-// Verify checks the bundles attached to manifest d of repo against
+// verify checks the bundles attached to manifest d of repo against
 // repo's rule. It returns a *PolicyError when the rule demands a
 // signature (or provenance) that no bundle provides. A Result is
 // returned either way.
-func (v *Verifier) Verify(repo string, d digest.Digest, envs []Envelope) (*Result, error) {
+func (v *policyVerifier) verify(repo string, d digest.Digest, envs []Envelope) (*Result, error) {
 	res := &Result{Repository: repo, Manifest: d}
 	r := v.policy.Rule(repo)
 	if r == nil {
@@ -296,7 +306,7 @@ func (v *Verifier) Verify(repo string, d digest.Digest, envs []Envelope) (*Resul
 
 // vetted tries a bundle as a vetted attestation from one of r's
 // vetters, and records it in res. It reports whether the bundle was one.
-func (v *Verifier) vetted(r *Rule, d digest.Digest, data []byte, res *Result) (bool, error) {
+func (v *policyVerifier) vetted(r *Rule, d digest.Digest, data []byte, res *Result) (bool, error) {
 	signer, stmt, err := v.verifyOne(r.Vetted.trust, d, data)
 	if err != nil {
 		return false, err
@@ -319,7 +329,7 @@ const maxBundle = 1 << 20
 
 // verifyOne verifies one bundle over d with r's keys and identities and
 // returns the signer and the verified statement.
-func (v *Verifier) verifyOne(r *Rule, d digest.Digest, data []byte) (string, *Statement, error) {
+func (v *policyVerifier) verifyOne(r *Rule, d digest.Digest, data []byte) (string, *Statement, error) {
 	if r == nil {
 		// A Policy built in code, not by ParsePolicy: fail closed.
 		return "", nil, errors.New("the policy was not validated (use ParsePolicy)")

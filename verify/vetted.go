@@ -44,9 +44,9 @@ func parseVetting(raw json.RawMessage) (*Vetting, error) {
 // identities: "only what our mirror vetted".
 type VettedRule struct {
 	// Keys are PEM public key files (relative to the policy file).
-	Keys []string `yaml:"keys,omitempty"`
+	Keys []string `yaml:"keys,omitempty" json:"keys,omitempty"`
 	// Identities are trusted keyless vetters.
-	Identities []Identity `yaml:"identities,omitempty"`
+	Identities []Identity `yaml:"identities,omitempty" json:"identities,omitempty"`
 
 	// trust holds Keys and Identities as a rule verifyOne applies.
 	trust *Rule

@@ -43,6 +43,11 @@ Examples:
 			if lock == nil || !m.Fresh(lock) {
 				return fmt.Errorf("%w: bundle exports skills.lock as is (run 'skillpm install' first)", manager.ErrStaleLock)
 			}
+			// What a bundle carries is installed as is on the other
+			// side: export only a lock that agrees with skills.yaml.
+			if err := m.CheckLock(c.Context, lock); err != nil {
+				return fmt.Errorf("%s: %w", m.LockPath(), err)
+			}
 			rs, ok := m.Registry.(*manager.RegistrySource)
 			if !ok {
 				return fmt.Errorf("bundle needs a registry client")

@@ -11,6 +11,7 @@ import (
 	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/registry"
@@ -73,6 +74,8 @@ func exitCode(err error) int {
 		return exitPolicy
 	case errors.Is(err, manager.ErrStaleLock):
 		return exitStaleLock
+	case errors.Is(err, manager.ErrLockMismatch), errors.Is(err, lockfile.ErrInvalid):
+		return exitIntegrity
 	case errors.Is(err, skillsync.ErrRejected), errors.Is(err, registry.ErrNotVetted):
 		return exitPolicy
 	case errors.Is(err, skillsync.ErrConfig), errors.Is(err, config.ErrInvalid), errors.Is(err, registry.ErrNameMismatch):
@@ -135,6 +138,9 @@ func hintFor(err error) string {
 	}
 	if errors.Is(err, registry.ErrNameMismatch) {
 		return "publish to the registry prefix (ghcr.io/acme/skills, oci:./registry): the skill's name is appended"
+	}
+	if errors.Is(err, manager.ErrLockMismatch) || errors.Is(err, lockfile.ErrInvalid) {
+		return "skills.lock is written only by skillpm: find who changed it (git log -p skills.lock) before re-resolving it"
 	}
 	if errors.Is(err, config.ErrInvalid) {
 		return `fix or remove the user config; README.md ("Configuration") lists its keys`

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -57,6 +58,23 @@ func userConfigPath() (string, error) {
 		return "", err
 	}
 	return filepath.Join(d, "skillpm", "config.yaml"), nil
+}
+
+// systemConfigPath is the machine-wide config: $SKILLPM_SYSTEM_CONFIG when
+// set (tests, and machines that keep it elsewhere), else
+// /etc/skillpm/config.yaml, or %ProgramData%\skillpm\config.yaml on
+// Windows.
+func systemConfigPath() string {
+	if p := os.Getenv("SKILLPM_SYSTEM_CONFIG"); p != "" {
+		return p
+	}
+	if runtime.GOOS == "windows" {
+		if pd := os.Getenv("ProgramData"); pd != "" {
+			return filepath.Join(pd, "skillpm", "config.yaml")
+		}
+		return ""
+	}
+	return "/etc/skillpm/config.yaml"
 }
 
 // userConfig returns the user config, read once per process: every

@@ -113,7 +113,7 @@ Examples:
 				return err
 			}
 			return withLock(c, m, func() error {
-				prev, err := m.ReadLock()
+				prev, err := readPrevious(m)
 				if err != nil {
 					return err
 				}
@@ -171,14 +171,14 @@ Examples:
 				return err
 			}
 			return withLock(c, m, func() error {
+				prev, err := readPrevious(m)
+				if err != nil {
+					return err
+				}
 				for _, n := range c.Args().Slice() {
 					if !m.Project.Remove(n) {
 						return &usageError{msg: fmt.Sprintf("%s is not in %s", n, m.Project.Path()), hint: "'skillpm list' shows the installed skills; dependencies go when nothing needs them"}
 					}
-				}
-				prev, err := m.ReadLock()
-				if err != nil {
-					return err
 				}
 				lock, _, err := m.Resolve(c.Context, manager.ResolveOptions{Previous: prev})
 				if err != nil {
@@ -212,7 +212,7 @@ Examples:
 				return err
 			}
 			return withLock(c, m, func() error {
-				prev, err := m.ReadLock()
+				prev, err := readPrevious(m)
 				if err != nil {
 					return err
 				}
@@ -239,6 +239,22 @@ Examples:
 			})
 		},
 	}
+}
+
+// readPrevious reads the lock add, remove and update start from. A lock
+// resolved from the current skills.yaml must agree with it
+// (manager.CheckLockFiles), or its versions and signers would carry an
+// edit over; a stale one only hints which versions to keep, and the new
+// lock is resolved and checked afresh.
+func readPrevious(m *manager.Manager) (*lockfile.File, error) {
+	prev, err := m.ReadLock()
+	if err != nil || prev == nil || !m.Fresh(prev) {
+		return prev, err
+	}
+	if err := m.CheckLockFiles(prev); err != nil {
+		return nil, fmt.Errorf("%s: %w", m.LockPath(), err)
+	}
+	return prev, nil
 }
 
 // installAndSave installs lock, then writes skills.yaml and the lock: a run

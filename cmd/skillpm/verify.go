@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/opencontainers/go-digest"
@@ -33,10 +34,15 @@ locked manifest digest, its content layer is the locked one, a signature
 satisfies the trust policy, and the installed files match the lock. With REFs,
 the signatures of those manifests are checked against the policy.
 
-The policy is --policy FILE, else 'policy:' in the project's skills.yaml
-(with REFs too, when there is a project), else 'policy:' in the user config.
---key FILE trusts that public key for every repository and requires a
-signature from it. With neither a policy nor --key, verify refuses to run
+Policies are layered floors (README.md, "Policy layers"): the system
+config's policy (/etc/skillpm/config.yaml, or SKILLPM_SYSTEM_CONFIG), then
+--policy FILE or --key FILE if given, else the user config's policy and the
+project's skills.yaml policy (with REFs too, when there is a project). A
+skill must satisfy the rule of every layer; a project can add requirements,
+never relax the user's or the system's. --key FILE trusts that public key
+for every repository and requires a signature from it. The lock itself is
+checked against skills.yaml and the manifests it pins (exit 10 naming the
+entry), as install does. With neither a policy nor --key, verify refuses to run
 (exit 2) rather than call skills whose signatures it never checked ok; to
 check only the lock's digests and the installed files, use a policy whose
 rule for "*" says 'require: none'.
@@ -50,7 +56,7 @@ Examples:
   skillpm verify --json
   skillpm verify --key acme.pub ghcr.io/acme/skills/pdf:1.2.0`,
 		Flags: append(projectFlags(),
-			&cli.StringFlag{Name: "policy", Usage: "trust policy `FILE` (overrides skills.yaml and the user config)"},
+			&cli.StringFlag{Name: "policy", Usage: "trust policy `FILE` (replaces the user config's and skills.yaml's; the system policy still applies)"},
 			&cli.StringFlag{Name: "key", Usage: "require a signature by the public key in `FILE`, for every repository"},
 		),
 		Action: func(c *cli.Context) error { return runVerify(e, c) },
@@ -69,7 +75,10 @@ type verifyRow struct {
 	Status     string   `json:"status"`             // ok, policy, tampered, network, error
 	Problems   []string `json:"problems,omitempty"`
 	Installed  string   `json:"installed,omitempty"`
-	code       int
+	// Policy is the effective trust rule applied: every policy layer's
+	// rule for the repository.
+	Policy *verify.EffectiveRule `json:"policy,omitempty"`
+	code   int
 }
 
 func (r *verifyRow) fail(code int, status, format string, args ...any) {
@@ -162,6 +171,7 @@ func checkSignature(ctx context.Context, c *registry.Client, v *verify.Verifier,
 	if v == nil {
 		return
 	}
+	row.Policy = v.Effective(repo)
 	res, err := verify.Check(ctx, c, v, repo, ref)
 	if res != nil {
 		row.Signer, row.VettedBy = res.Signer, res.VettedBy
@@ -174,6 +184,9 @@ func checkSignature(ctx context.Context, c *registry.Client, v *verify.Verifier,
 	}
 	var pe *verify.PolicyError
 	switch {
+	case errors.As(err, &pe) && pe.Policy != "":
+		row.fail(exitPolicy, "policy", "%s (by the %s)", pe.Reason, pe.Policy)
+		row.Problems = append(row.Problems, pe.Rejected...)
 	case errors.As(err, &pe):
 		row.fail(exitPolicy, "policy", "%s", pe.Reason)
 		row.Problems = append(row.Problems, pe.Rejected...)
@@ -195,17 +208,33 @@ func failFetch(row *verifyRow, err error) {
 	}
 }
 
-// verifyLock checks every locked skill in parallel (bounded), then the
-// installed files.
+// verifyLock checks the lock against skills.yaml and the manifests it
+// pins (manager.CheckLock), then every locked skill in parallel (bounded),
+// then the installed files. Each skill is fetched from, and its trust
+// rule chosen for, the repository skills.yaml resolves it to, never the
+// one the lock claims.
 func verifyLock(ctx context.Context, client, fresh *registry.Client, v *verify.Verifier, m *manager.Manager, lock *lockfile.File) ([]*verifyRow, error) {
+	var problems []manager.LockProblem
+	var le *manager.LockError
+	if err := m.CheckLockFiles(lock); errors.As(err, &le) {
+		problems = le.Problems
+	} else if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.LockPath(), err)
+	}
 	rows := make([]*verifyRow, len(lock.Skills))
+	rels := map[string]*manager.Release{}
+	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(16)
 	for i, s := range lock.Skills {
-		row := &verifyRow{Name: s.Name, Version: s.Version, Repository: s.Repository, Manifest: s.Manifest}
+		repo, err := m.Repository(s.Name)
+		if err != nil {
+			return nil, err
+		}
+		row := &verifyRow{Name: s.Name, Version: s.Version, Repository: repo, Manifest: s.Manifest}
 		rows[i] = row
 		g.Go(func() error {
-			ref, err := registry.ParseReference(m.Project.Abs(s.Repository))
+			ref, err := registry.ParseReference(m.Project.Abs(repo))
 			if err != nil {
 				row.fail(exitError, "error", "%v", err)
 				return nil
@@ -225,23 +254,37 @@ func verifyLock(ctx context.Context, client, fresh *registry.Client, v *verify.V
 				failFetch(row, err)
 				return nil
 			}
-			if s.Content != "" && (len(res.Layout.Layers) == 0 || res.Layout.Layers[0].Digest.String() != s.Content) {
-				row.fail(exitIntegrity, "tampered", "the manifest's content layer is not the locked %s", s.Content)
-			}
-			checkSignature(gctx, fresh, v, row, s.Repository, ref)
+			mu.Lock()
+			rels[s.Name] = manager.ReleaseOf(repo, res)
+			mu.Unlock()
+			checkSignature(gctx, fresh, v, row, repo, ref)
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	states, err := install.Status(m.TargetDirs(), lock, m.StatusOwner(), m.Bounds())
-	if err != nil {
+	if err := manager.CheckPinned(m.Project, lock, rels); errors.As(err, &le) {
+		problems = append(problems, le.Problems...)
+	} else if err != nil {
 		return nil, err
 	}
 	byName := map[string]*verifyRow{}
 	for _, r := range rows {
 		byName[r.Name] = r
+	}
+	for _, p := range problems {
+		r := byName[p.Skill]
+		if r == nil { // a wanted skill with no entry
+			r = &verifyRow{Name: p.Skill}
+			byName[p.Skill] = r
+			rows = append(rows, r)
+		}
+		r.fail(exitIntegrity, "tampered", "skills.lock: %s (re-resolve it from skills.yaml: rm skills.lock && skillpm install)", p.Reason)
+	}
+	states, err := install.Status(m.TargetDirs(), lock, m.StatusOwner(), m.Bounds())
+	if err != nil {
+		return nil, err
 	}
 	for _, st := range states {
 		r := byName[st.Name]
@@ -348,116 +391,4 @@ func findProject(c *cli.Context) (*project.Manifest, error) {
 		return nil, nil
 	}
 	return p, err
-}
-
-// projectPolicy is the absolute path of skills.yaml's policy, or "" when
-// p is nil or names none.
-func projectPolicy(p *project.Manifest) string {
-	if p == nil || p.Policy == "" {
-		return ""
-	}
-	if filepath.IsAbs(p.Policy) {
-		return p.Policy
-	}
-	return filepath.Join(p.Dir(), p.Policy)
-}
-
-// requireVerifier is loadVerifier for verify, which has nothing to say
-// without a policy: no policy and no --key is a usage error, as it is
-// for cosign verify, not a row of unchecked "ok"s.
-func requireVerifier(e *env, c *cli.Context, projectPolicy string) (*verify.Verifier, error) {
-	v, err := loadVerifier(e, c, projectPolicy)
-	if err != nil || v != nil {
-		return v, err
-	}
-	return nil, &usageError{
-		msg:  "no trust policy: pass --key or --policy, or set policy: in skills.yaml",
-		hint: `see README.md ("Trust"); to check only digests and installed files, use a policy whose rule for "*" says 'require: none'`,
-	}
-}
-
-// loadVerifier builds the verifier from --key, --policy, the project's
-// policy or the user config's, in that order; nil when there is none.
-func loadVerifier(e *env, c *cli.Context, projectPolicy string) (*verify.Verifier, error) {
-	if key := c.String("key"); key != "" {
-		abs, err := filepath.Abs(key)
-		if err != nil {
-			return nil, err
-		}
-		text := fmt.Sprintf("version: 1\nrules:\n  - prefix: \"*\"\n    keys: [%q]\n", abs)
-		p, err := verify.ParsePolicy("--key "+key, []byte(text))
-		if err != nil {
-			return nil, usageErrorf(c, "%v", err)
-		}
-		return verify.NewVerifier(p, verify.Options{})
-	}
-	path := c.String("policy")
-	if path == "" {
-		path = projectPolicy
-	}
-	if path == "" {
-		cfg, err := e.userConfig()
-		if err != nil {
-			return nil, err
-		}
-		path = cfg.Policy
-	}
-	if path == "" {
-		return nil, nil
-	}
-	p, err := verify.ReadPolicy(path)
-	if err != nil {
-		return nil, &usageError{msg: err.Error(), hint: "see README.md (\"Trust\") for the policy format"}
-	}
-	return verify.NewVerifier(p, verify.Options{})
-}
-
-// policyTrust enforces a policy on installs (manager.Trust).
-type policyTrust struct {
-	client *registry.Client
-	v      *verify.Verifier
-}
-
-func (t policyTrust) Check(ctx context.Context, s lockfile.Skill, repo string) (string, error) {
-	ref, err := registry.ParseReference(repo)
-	if err != nil {
-		return "", err
-	}
-	d, err := digest.Parse(s.Manifest)
-	if err != nil {
-		return "", fmt.Errorf("%s: locked manifest %q: %w", s.Name, s.Manifest, registry.ErrIntegrity)
-	}
-	res, err := verify.Check(ctx, t.client, t.v, s.Repository, ref.WithDigest(d))
-	if err != nil {
-		return "", fmt.Errorf("%s %s: %w", s.Name, s.Version, err)
-	}
-	return res.Signer, nil
-}
-
-// enforcePolicy makes m check its project's (or the user's) trust policy
-// before installing.
-func enforcePolicy(e *env, c *cli.Context, m *manager.Manager) error {
-	v, err := loadVerifier(e, c, projectPolicy(m.Project))
-	if err != nil || v == nil {
-		return err
-	}
-	client, err := newRegistryClient(e, c)
-	if err != nil {
-		return err
-	}
-	m.Trust = policyTrust{client: client.Fresh(), v: v}
-	return nil
-}
-
-// signersChanged reports whether lock records other signers than old.
-func signersChanged(old, lock *lockfile.File) bool {
-	if old == nil {
-		return true
-	}
-	for _, s := range lock.Skills {
-		if o := old.Find(s.Name); o == nil || o.Signer != s.Signer {
-			return true
-		}
-	}
-	return false
 }
