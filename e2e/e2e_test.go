@@ -152,6 +152,7 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			"registry":     cmdRegistry,
 			"faultproxy":   cmdFaultProxy,
 			"attach":       cmdAttach,
+			"publish-raw":  cmdPublishRaw,
 		},
 	}
 }
