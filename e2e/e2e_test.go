@@ -162,6 +162,7 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			"faultproxy":   cmdFaultProxy,
 			"attach":       cmdAttach,
 			"hostile":      cmdHostile,
+			"publish-raw":  cmdPublishRaw,
 		},
 	}
 }

@@ -92,6 +92,11 @@ type PackOptions struct {
 	Ignore []string
 	// TempDir holds the spooled layer; "" means os.TempDir().
 	TempDir string
+	// Limits are the ones installers unpack with (Options.Limits, from
+	// the user config's limits:); zero fields take the defaults. A
+	// folder over them is refused with a *skill.Error, since no pull
+	// or install under those limits could unpack it.
+	Limits Limits
 }
 
 // Package is a packed skill, ready to push: the manifest and config in
@@ -133,7 +138,7 @@ func Pack(ctx context.Context, dir string, opts PackOptions) (*Package, error) {
 			return nil, fmt.Errorf("pack %s: version %q is not semver (MAJOR.MINOR.PATCH)", dir, version)
 		}
 	}
-	layerPath, st, err := spoolLayer(ctx, dir, name, opts.TempDir, opts.Ignore)
+	layerPath, st, err := spoolLayer(ctx, dir, name, opts.TempDir, opts.Limits, opts.Ignore)
 	if err != nil {
 		return nil, err
 	}

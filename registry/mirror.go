@@ -37,7 +37,8 @@ type Mirror struct {
 
 // Validate checks that m has a prefix, at least one parseable location.
 func (m Mirror) Validate() error {
-	if strings.HasPrefix(m.Prefix, LayoutPrefix) || !strings.Contains(strings.Trim(m.Prefix, "/"), "/") && !strings.Contains(m.Prefix, ".") && !strings.Contains(m.Prefix, ":") {
+	p := CanonicalPrefix(m.Prefix)
+	if strings.HasPrefix(p, LayoutPrefix) || strings.HasPrefix(p, "/") || p == "" || !strings.ContainsAny(p, "/.:") {
 		return fmt.Errorf("mirror prefix %q: want a registry prefix such as ghcr.io/acme/skills", m.Prefix)
 	}
 	if len(m.Locations) == 0 {
@@ -53,25 +54,27 @@ func (m Mirror) Validate() error {
 
 // MirrorsFor returns the repositories ref's repository is read from, in
 // order, and whether the scope is vetted. It returns nil for a layout
-// or a repository that no mirror covers. The longest matching prefix
-// wins.
+// or a repository that no mirror covers. Prefixes and ref are compared
+// as CanonicalPrefix writes them, as trust policy prefixes are, so no
+// spelling of the upstream host slips past a vetted scope. The longest
+// matching prefix wins.
 func MirrorsFor(mirrors []Mirror, ref Reference) ([]Reference, bool) {
 	if ref.IsLayout() {
 		return nil, false
 	}
-	repo := ref.Registry + "/" + ref.Repository
-	best := -1
+	repo := CanonicalPrefix(ref.Registry + "/" + ref.Repository)
+	best, bestPrefix := -1, ""
 	for i, m := range mirrors {
-		p := strings.TrimRight(m.Prefix, "/")
-		if (repo == p || strings.HasPrefix(repo, p+"/")) && (best < 0 || len(p) > len(strings.TrimRight(mirrors[best].Prefix, "/"))) {
-			best = i
+		p := CanonicalPrefix(m.Prefix)
+		if (repo == p || strings.HasPrefix(repo, p+"/")) && (best < 0 || len(p) > len(bestPrefix)) {
+			best, bestPrefix = i, p
 		}
 	}
 	if best < 0 {
 		return nil, false
 	}
 	m := mirrors[best]
-	rest := strings.TrimPrefix(repo, strings.TrimRight(m.Prefix, "/"))
+	rest := strings.TrimPrefix(repo, bestPrefix)
 	var out []Reference
 	for _, l := range m.Locations {
 		r, err := ParseReference(strings.TrimRight(l, "/") + rest)

@@ -39,6 +39,57 @@ func TestMirrorsFor(t *testing.T) {
 	}
 }
 
+// A vetted mirror written with any spelling of its upstream covers that
+// upstream however the reference spells it: were it missed, reads would
+// go to the upstream (fail open).
+func TestMirrorsForSpellings(t *testing.T) {
+	for _, prefix := range []string{
+		"localhost:5000/skills",
+		"Localhost:5000/skills",
+		"LOCALHOST:5000/skills/",
+		"localhost:5000//skills",
+		"http://localhost:5000/skills",
+		"https://LocalHost:5000/Skills//",
+	} {
+		for _, in := range []string{"localhost:5000/skills/pdf:1.0.0", "LocalHost:5000/skills/pdf:1.0.0"} {
+			ref, err := ParseReference(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refs, vetted := MirrorsFor([]Mirror{{Prefix: prefix, Locations: []string{"mirror.internal/vetted/"}, Vetted: true}}, ref)
+			if len(refs) != 1 || refs[0].String() != "mirror.internal/vetted/pdf:1.0.0" || !vetted {
+				t.Errorf("prefix %q, ref %q: got %v vetted=%v; want [mirror.internal/vetted/pdf:1.0.0] vetted=true", prefix, in, refs, vetted)
+			}
+		}
+	}
+	for _, tc := range []struct{ prefix, ref string }{
+		{"ghcr.io:443/acme", "ghcr.io/acme/pdf"},
+		{"GHCR.IO/acme/", "ghcr.io:443/acme/pdf"},
+		{"ghcr.io./acme", "ghcr.io/acme/pdf"},
+		{"https://ghcr.io/Acme", "ghcr.io/acme/pdf"},
+		{"index.docker.io/acme", "docker.io/acme/pdf"},
+		{"docker.io/acme", "index.docker.io/acme/pdf"},
+		{"docker.io/acme", "registry-1.docker.io/acme/pdf"},
+	} {
+		ref, err := ParseReference(tc.ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refs, vetted := MirrorsFor([]Mirror{{Prefix: tc.prefix, Locations: []string{"oci:/srv"}, Vetted: true}}, ref); len(refs) != 1 || !vetted {
+			t.Errorf("prefix %q does not cover %q: got %v vetted=%v", tc.prefix, tc.ref, refs, vetted)
+		}
+	}
+	// A longer prefix wins however the two are spelled.
+	ref, _ := ParseReference("ghcr.io/acme/skills/pdf")
+	refs, _ := MirrorsFor([]Mirror{
+		{Prefix: "GHCR.IO/acme/skills/", Locations: []string{"long.internal/x"}},
+		{Prefix: "ghcr.io:443/acme", Locations: []string{"short.internal/x"}},
+	}, ref)
+	if len(refs) != 1 || refs[0].Repo() != "long.internal/x/pdf" {
+		t.Errorf("longest prefix: got %v; want long.internal/x/pdf", refs)
+	}
+}
+
 func TestMirrorValidate(t *testing.T) {
 	for _, tc := range []struct {
 		m  Mirror
@@ -48,6 +99,10 @@ func TestMirrorValidate(t *testing.T) {
 		{Mirror{Prefix: "ghcr.io/acme"}, false},
 		{Mirror{Prefix: "oci:/x", Locations: []string{"oci:/srv"}}, false},
 		{Mirror{Prefix: "ghcr.io/acme", Locations: []string{"UPPER/x:"}}, false},
+		{Mirror{Prefix: "https://ghcr.io/acme/", Locations: []string{"oci:/srv"}}, true},
+		{Mirror{Prefix: "/acme/skills", Locations: []string{"oci:/srv"}}, false},
+		{Mirror{Prefix: "https://localhost", Locations: []string{"oci:/srv"}}, false},
+		{Mirror{Prefix: "*", Locations: []string{"oci:/srv"}}, false},
 	} {
 		if got := tc.m.Validate() == nil; got != tc.ok {
 			t.Errorf("Validate(%+v): got ok=%v, want %v", tc.m, got, tc.ok)

@@ -18,6 +18,8 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/skillpm/skillpm/skill"
 )
 
 // Reproducibility constants. Every content layer skillpm writes uses
@@ -54,9 +56,16 @@ type LayerStats struct {
 // paths in ignore are skipped. Symlinks are kept when their target is
 // relative and stays inside dir; any other symlink, and any device,
 // socket or pipe, is an error. Content is streamed: memory use does not
-// grow with the folder's size.
+// grow with the folder's size. A folder that the default Limits would
+// not let Unpack install is refused (see PackOptions.Limits).
 func WriteLayer(ctx context.Context, w io.Writer, dir, root string, ignore ...string) (LayerStats, error) {
+	return writeLayer(ctx, w, dir, root, Limits{}, ignore)
+}
+
+func writeLayer(ctx context.Context, w io.Writer, dir, root string, lim Limits, ignore []string) (LayerStats, error) {
 	var st LayerStats
+	lim = lim.WithDefaults()
+	check := packCheck{dir: dir, skill: root, lim: lim}
 	h := sha256.New()
 	cw := &countWriter{w: io.MultiWriter(w, h)}
 	zw, err := gzip.NewWriterLevel(cw, GzipLevel)
@@ -101,6 +110,9 @@ func WriteLayer(ctx context.Context, w io.Writer, dir, root string, ignore ...st
 		if err != nil {
 			return err
 		}
+		if err := check.entry(rel, name, fi, &st); err != nil {
+			return err
+		}
 		switch m := fi.Mode(); {
 		case m.IsDir():
 			st.Files++
@@ -114,12 +126,19 @@ func WriteLayer(ctx context.Context, w io.Writer, dir, root string, ignore ...st
 			if err != nil {
 				return err
 			}
+			if err := check.target(rel, target); err != nil {
+				return err
+			}
 			st.Files++
 			return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeSymlink, Name: name, Linkname: target, Mode: 0o777, ModTime: EntryModTime})
 		default:
 			return fmt.Errorf("%s: %s is not a regular file, folder or symlink; remove it from the skill", rel, m.Type())
 		}
 	})
+	var le *skill.Error
+	if errors.As(err, &le) {
+		return st, err // names the folder already
+	}
 	if err != nil {
 		return st, fmt.Errorf("pack %s: %w", dir, err)
 	}
@@ -234,12 +253,12 @@ func (r *hashReader) Read(p []byte) (int, error) {
 
 // spoolLayer writes the layer of dir into a temporary file in tmpDir and
 // returns its path and stats. The caller removes the file.
-func spoolLayer(ctx context.Context, dir, root, tmpDir string, ignore []string) (string, LayerStats, error) {
+func spoolLayer(ctx context.Context, dir, root, tmpDir string, lim Limits, ignore []string) (string, LayerStats, error) {
 	f, err := os.CreateTemp(tmpDir, "skillpm-layer-*.tar.gz")
 	if err != nil {
 		return "", LayerStats{}, err
 	}
-	st, err := WriteLayer(ctx, f, dir, root, ignore...)
+	st, err := writeLayer(ctx, f, dir, root, lim, ignore)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

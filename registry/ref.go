@@ -83,11 +83,61 @@ func ParseReference(s string) (Reference, error) {
 }
 
 // CanonicalHost returns a registry host[:port] as skillpm stores and
-// compares it: lower-case (host names are case-insensitive) and without
-// the default HTTPS port, so "GHCR.IO", "ghcr.io:443" and "ghcr.io" are
-// one registry to a trust policy as they are to the network.
+// compares it: lower-case (host names are case-insensitive), without a
+// trailing dot (the DNS root) or the default HTTPS port, and with Docker
+// Hub's aliases ("index.docker.io", "registry-1.docker.io") written
+// "docker.io", so "GHCR.IO", "ghcr.io.:443" and "ghcr.io" are one
+// registry to a trust policy and a mirror as they are to the network.
+// Other names for one machine ("localhost" and "127.0.0.1") stay apart:
+// nothing but DNS says they are the same registry.
 func CanonicalHost(host string) string {
-	return strings.TrimSuffix(strings.ToLower(host), ":443")
+	h := strings.ToLower(strings.TrimSpace(host))
+	name, port := h, ""
+	if i := strings.LastIndex(h, ":"); i >= 0 && !strings.Contains(h[i:], "]") {
+		name, port = h[:i], h[i:]
+	}
+	if port == ":443" {
+		port = ""
+	}
+	name = strings.TrimSuffix(name, ".")
+	if name == "index.docker.io" || name == "registry-1.docker.io" {
+		name = "docker.io" // oras-go dials docker.io at registry-1.docker.io
+	}
+	return name + port
+}
+
+// CanonicalPrefix returns a repository prefix as skillpm compares them,
+// the one rule for trust policy prefixes, mirror prefixes and the
+// repositories matched against them. A registry prefix ("ghcr.io",
+// "ghcr.io/acme/skills") loses any http:// or https:// scheme, empty
+// path segments and trailing slashes, has its host written as
+// CanonicalHost does and its path in lower case (OCI repository names
+// are lower-case, so an upper-case prefix could match nothing); an
+// "oci:PATH" prefix has its path cleaned; "*" stays "*". So
+// "https://GHCR.IO:443/acme/skills/" and "ghcr.io/acme/skills" are one
+// prefix, and "oci:./registry/" and "oci:registry" another.
+func CanonicalPrefix(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "*" {
+		return s
+	}
+	if rest, ok := strings.CutPrefix(s, LayoutPrefix); ok {
+		return LayoutPrefix + filepath.ToSlash(filepath.Clean(rest))
+	}
+	for _, scheme := range []string{"https://", "http://"} {
+		if len(s) >= len(scheme) && strings.EqualFold(s[:len(scheme)], scheme) {
+			s = s[len(scheme):]
+			break
+		}
+	}
+	host, path, _ := strings.Cut(s, "/")
+	out := CanonicalHost(host)
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg != "" {
+			out += "/" + strings.ToLower(seg)
+		}
+	}
+	return out
 }
 
 // splitTag splits "repo:tag" at a colon after the last slash.

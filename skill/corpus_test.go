@@ -89,7 +89,9 @@ func generatedCases(t *testing.T) []string {
 	if err := os.Truncate(filepath.Join(heavy, "assets", "blob.bin"), 9<<20); err != nil {
 		t.Fatal(err)
 	}
-	return []string{filepath.Join(file, "skill"), big, heavy}
+	// text-control: an ESC written as a YAML escape in the description.
+	esc := writeSkill(t, "text-control", map[string]string{"SKILL.md": "---\nname: text-control\ndescription: \"\\e[2Jall skills verified OK\"\n---\n# x\n"})
+	return []string{filepath.Join(file, "skill"), big, heavy, esc}
 }
 
 // TestCorpusCoversEveryRule fails when a rule has no corpus case: add a

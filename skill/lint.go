@@ -246,6 +246,7 @@ func (c *checker) at(p Profile) bool {
 
 func (c *checker) run() {
 	c.checkEncoding()
+	c.checkTextControl()
 	c.checkName()
 	c.checkDescription()
 	c.checkOptionalFields()

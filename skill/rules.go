@@ -46,6 +46,7 @@ var rules = []Rule{
 	{"description-length", SeverityError, ProfileAgentSkills, "description is at most 1024 characters"},
 	{"description-xml", SeverityError, ProfileAgentSkills, "description contains no XML tags"},
 	{"compatibility-length", SeverityError, ProfileAgentSkills, "compatibility is at most 500 characters"},
+	{"text-control", SeverityError, ProfileAgentSkills, "frontmatter text holds no terminal controls (ESC, BEL, C1, bidi overrides)"},
 	{"allowed-tools-format", SeverityWarning, ProfileAgentSkills, "allowed-tools is a space-delimited string"},
 	{"unknown-field", SeverityWarning, ProfileAgentSkills, "frontmatter keys are ones a supported spec defines"},
 	{"version-semver", SeverityError, ProfileAgentSkills, "version is a semantic version (1.2.3)"},

@@ -189,7 +189,7 @@ func (p *Policy) validate(name string) error {
 	seen := map[string]bool{}
 	for i := range p.Rules {
 		r := &p.Rules[i]
-		r.Prefix = normalizeRepo(strings.TrimSpace(r.Prefix))
+		r.Prefix = registry.CanonicalPrefix(r.Prefix)
 		switch {
 		case r.Prefix == "":
 			return bad(r.line, "rule %d has no prefix (a registry, repository prefix, oci:PATH or \"*\")", i+1)
@@ -273,7 +273,7 @@ func (p *Policy) resolve(path string) string {
 // Rule returns the rule for repo (a repository as skills.lock writes
 // it), or nil when none matches.
 func (p *Policy) Rule(repo string) *Rule {
-	repo = normalizeRepo(repo)
+	repo = registry.CanonicalPrefix(repo)
 	var best *Rule
 	for i := range p.Rules {
 		r := &p.Rules[i]
@@ -292,22 +292,4 @@ func (r *Rule) matches(repo string) bool {
 		return true
 	}
 	return repo == r.Prefix || strings.HasPrefix(repo, r.Prefix+"/")
-}
-
-// normalizeRepo cleans an oci: path, drops trailing slashes and writes
-// the registry host as registry.CanonicalHost does, so
-// "oci:./registry/" and "oci:registry" compare equal, and so do
-// "GHCR.IO:443/acme" and "ghcr.io/acme".
-func normalizeRepo(s string) string {
-	if rest, ok := strings.CutPrefix(s, "oci:"); ok {
-		return "oci:" + filepath.ToSlash(filepath.Clean(rest))
-	}
-	if s == "*" {
-		return s
-	}
-	host, rest, ok := strings.Cut(strings.TrimRight(s, "/"), "/")
-	if host = registry.CanonicalHost(host); ok {
-		return host + "/" + rest
-	}
-	return host
 }

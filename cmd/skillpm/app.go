@@ -74,17 +74,18 @@ func isTerminal(w io.Writer) bool {
 // atExit registers fn to run when the command has finished.
 func (e *env) atExit(fn func()) { e.cleanups = append(e.cleanups, fn) }
 
-// logf prints a progress or log line on stderr unless --quiet.
+// logf prints a progress or log line on stderr unless --quiet, its
+// arguments escaped (termText: they may quote skills and registries).
 func (e *env) logf(format string, args ...any) {
 	if !e.quiet {
-		fmt.Fprintf(e.stderr, format+"\n", args...)
+		fmt.Fprintln(e.stderr, termText(fmt.Sprintf(format, args...)))
 	}
 }
 
-// debugf prints a line on stderr with --debug.
+// debugf prints a line on stderr with --debug, escaped as logf's.
 func (e *env) debugf(format string, args ...any) {
 	if e.debug {
-		fmt.Fprintf(e.stderr, "debug: "+format+"\n", args...)
+		fmt.Fprintln(e.stderr, termText(fmt.Sprintf("debug: "+format, args...)))
 	}
 }
 
@@ -272,9 +273,9 @@ func report(e *env, err error) int {
 		writeJSON(e.stderr, map[string]any{"error": map[string]any{"message": msg, "hint": hint, "exitCode": code}})
 		return code
 	}
-	fmt.Fprintf(e.stderr, "%s %s\n", e.paintErr("error:"), msg)
+	fmt.Fprintf(e.stderr, "%s %s\n", e.paintErr("error:"), termText(msg))
 	if hint != "" {
-		fmt.Fprintf(e.stderr, "  %s\n", hint)
+		fmt.Fprintf(e.stderr, "  %s\n", termText(hint))
 	}
 	return code
 }

@@ -104,30 +104,30 @@ func printInspect(e *env, in *registry.Inspection, claims map[string]*verify.Cla
 	if in.Index != nil {
 		fmt.Fprintf(w, "Index:         %s\n", in.Index.Digest)
 	}
-	fmt.Fprintf(w, "Format:        %s\n", in.Layout.Format)
+	fmt.Fprintf(w, "Format:        %s\n", termLine(string(in.Layout.Format)))
 	if in.Layout.Note != "" {
-		fmt.Fprintf(w, "Note:          %s\n", in.Layout.Note)
+		fmt.Fprintf(w, "Note:          %s\n", termLine(in.Layout.Note))
 	}
-	fmt.Fprintf(w, "Artifact type: %s\n", orNone(in.Layout.ArtifactType))
-	fmt.Fprintf(w, "Config:        %s %s (%d bytes)\n", in.Layout.Config.MediaType, in.Layout.Config.Digest, in.Layout.Config.Size)
+	fmt.Fprintf(w, "Artifact type: %s\n", termLine(orNone(in.Layout.ArtifactType)))
+	fmt.Fprintf(w, "Config:        %s %s (%d bytes)\n", termLine(in.Layout.Config.MediaType), in.Layout.Config.Digest, in.Layout.Config.Size)
 	if cfg := in.Config; cfg != nil {
-		fmt.Fprintf(w, "  name:        %s\n  version:     %s\n", cfg.Name, orNone(cfg.Version))
+		fmt.Fprintf(w, "  name:        %s\n  version:     %s\n", termLine(cfg.Name), termLine(orNone(cfg.Version)))
 		if cfg.Description != "" {
-			fmt.Fprintf(w, "  description: %s\n", cfg.Description)
+			fmt.Fprintf(w, "  description: %s\n", termLine(cfg.Description))
 		}
 		if cfg.License != "" {
-			fmt.Fprintf(w, "  license:     %s\n", cfg.License)
+			fmt.Fprintf(w, "  license:     %s\n", termLine(cfg.License))
 		}
 		for _, d := range cfg.DependsOn {
-			fmt.Fprintf(w, "  depends on:  %s\n", d)
+			fmt.Fprintf(w, "  depends on:  %s\n", termLine(fmt.Sprint(d)))
 		}
 		for _, t := range cfg.Tools {
-			fmt.Fprintf(w, "  tool:        %s\n", t.Name)
+			fmt.Fprintf(w, "  tool:        %s\n", termLine(t.Name))
 		}
 	}
 	fmt.Fprintln(w, "Layers:")
 	for _, l := range in.Layout.Layers {
-		fmt.Fprintf(w, "  %s %s (%s)\n", l.MediaType, l.Digest, humanBytes(l.Size))
+		fmt.Fprintf(w, "  %s %s (%s)\n", termLine(l.MediaType), l.Digest, humanBytes(l.Size))
 	}
 	if len(in.Layout.Annotations) > 0 {
 		fmt.Fprintln(w, "Annotations:")
@@ -137,7 +137,7 @@ func printInspect(e *env, in *registry.Inspection, claims map[string]*verify.Cla
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(w, "  %s: %s\n", k, in.Layout.Annotations[k])
+			fmt.Fprintf(w, "  %s: %s\n", termLine(k), termLine(in.Layout.Annotations[k]))
 		}
 	}
 	fmt.Fprintf(w, "Referrers:     %d\n", len(in.Referrers))
@@ -150,9 +150,9 @@ func printInspect(e *env, in *registry.Inspection, claims map[string]*verify.Cla
 			case verify.PredicateSLSAProvenance:
 				kind = "provenance"
 			}
-			fmt.Fprintf(w, "  %s %s signed by %s (unverified; see 'skillpm verify')\n", kind, r.Digest, cl.Signer)
+			fmt.Fprintf(w, "  %s %s signed by %s (unverified; see 'skillpm verify')\n", kind, r.Digest, termLine(cl.Signer))
 			continue
 		}
-		fmt.Fprintf(w, "  %s %s\n", orNone(r.ArtifactType), r.Digest)
+		fmt.Fprintf(w, "  %s %s\n", termLine(orNone(r.ArtifactType)), r.Digest)
 	}
 }

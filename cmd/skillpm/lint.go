@@ -127,9 +127,9 @@ func printLint(e *env, results []*skill.Result, errs, warns int) {
 			} else {
 				sev = e.paint("33", sev)
 			}
-			fmt.Fprintf(e.stdout, "%s: %s %s %s\n", loc, sev, e.paint("2", "["+d.Rule+"]"), d.Message)
+			fmt.Fprintf(e.stdout, "%s: %s %s %s\n", termLine(loc), sev, e.paint("2", "["+d.Rule+"]"), termText(d.Message))
 			if d.Fix != "" {
-				fmt.Fprintf(e.stdout, "    fix: %s\n", d.Fix)
+				fmt.Fprintf(e.stdout, "    fix: %s\n", termText(d.Fix))
 			}
 		}
 	}

@@ -56,7 +56,11 @@ func runPack(c *cli.Context, e *env, opts packOptions) error {
 	if err != nil {
 		return err
 	}
-	popts := registry.PackOptions{Version: opts.version, Created: created}
+	lim, err := packLimits(e)
+	if err != nil {
+		return err
+	}
+	popts := registry.PackOptions{Version: opts.version, Created: created, Limits: lim}
 	if opts.output != "" && !strings.HasPrefix(opts.output, registry.LayoutPrefix) {
 		if rel, ok := inside(opts.dir, opts.output); ok {
 			popts.Ignore = append(popts.Ignore, rel)
@@ -158,4 +162,15 @@ func inside(dir, path string) (string, bool) {
 		return "", false
 	}
 	return rel, true
+}
+
+// packLimits are the limits installs unpack with here (the user config's
+// limits:, defaults for the rest): pack and publish refuse a skill over
+// them, since no pull or install could unpack it.
+func packLimits(e *env) (registry.Limits, error) {
+	cfg, err := e.userConfig()
+	if err != nil {
+		return registry.Limits{}, err
+	}
+	return registry.Limits{MaxFiles: cfg.Limits.MaxFiles, MaxBytes: cfg.Limits.MaxBytes, MaxFileSize: cfg.Limits.MaxFileSize}, nil
 }

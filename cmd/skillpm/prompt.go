@@ -72,7 +72,7 @@ Examples:
 				}
 				return writeJSON(e.stdout, map[string]any{"format": format, "prompt": text, "skills": skills})
 			}
-			_, err = io.WriteString(e.stdout, text)
+			_, err = io.WriteString(e.stdout, termText(text))
 			if err != nil {
 				return fmt.Errorf("write prompt: %w", err)
 			}

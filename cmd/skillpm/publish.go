@@ -112,7 +112,11 @@ func runPublish(c *cli.Context, e *env, opts publishOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := registry.Pack(c.Context, opts.dir, registry.PackOptions{Version: opts.version, Created: created})
+	lim, err := packLimits(e)
+	if err != nil {
+		return err
+	}
+	p, err := registry.Pack(c.Context, opts.dir, registry.PackOptions{Version: opts.version, Created: created, Limits: lim})
 	if err != nil {
 		return err
 	}

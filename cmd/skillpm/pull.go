@@ -53,7 +53,7 @@ func runPull(c *cli.Context, e *env, ref registry.Reference, dst string, force b
 		return err
 	}
 	if res.Layout.Note != "" {
-		fmt.Fprintf(e.stderr, "warning: %s: %s\n", res.Ref.Repo(), res.Layout.Note)
+		fmt.Fprintf(e.stderr, "warning: %s: %s\n", res.Ref.Repo(), termLine(res.Layout.Note))
 	}
 	if dst == "" {
 		if dst = pullDir(res, ref); dst == "" {
@@ -72,7 +72,7 @@ func runPull(c *cli.Context, e *env, ref registry.Reference, dst string, force b
 		})
 	}
 	if !e.quiet {
-		fmt.Fprintf(e.stdout, "pulled %s %s into %s\n%s\n", orUnknown(res.Name()), orNone(res.Version()), dst, res.Ref)
+		fmt.Fprintf(e.stdout, "pulled %s %s into %s\n%s\n", termLine(orUnknown(res.Name())), termLine(orNone(res.Version())), dst, res.Ref)
 	}
 	return nil
 }

@@ -95,7 +95,7 @@ Examples:
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "SKILL\tCURRENT\tWANTED\tLATEST")
 			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, r.Current, r.Wanted, r.Latest)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termLine(r.Name), termLine(r.Current), termLine(r.Wanted), termLine(r.Latest))
 			}
 			return tw.Flush()
 		},
@@ -138,7 +138,7 @@ Examples:
 					}
 					parts = append(parts, n)
 				}
-				fmt.Fprintln(e.stdout, strings.Join(parts, " > "))
+				fmt.Fprintln(e.stdout, termLine(strings.Join(parts, " > ")))
 			}
 			return nil
 		},
@@ -207,7 +207,7 @@ Examples:
 				case len(en.Shadows) > 0:
 					note = shadowNote(dir, en, byPath)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", en.Name, v, src, en.Root.Rel, note)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termLine(en.Name), termLine(v), src, termLine(en.Root.Rel), termLine(note))
 			}
 			return tw.Flush()
 		},
@@ -257,7 +257,7 @@ Examples:
 					clean++
 					continue
 				}
-				fmt.Fprintf(e.stdout, "%-9s %s (%s)\n", s.State, filepath.Join(relTo(m.Project.Dir(), s.Target), s.Name), s.Detail)
+				fmt.Fprintf(e.stdout, "%-9s %s (%s)\n", s.State, termLine(filepath.Join(relTo(m.Project.Dir(), s.Target), s.Name)), termLine(s.Detail))
 			}
 			if !e.quiet {
 				fmt.Fprintf(e.stdout, "%d managed skills as installed, %d need attention\n", clean, len(st)-clean)

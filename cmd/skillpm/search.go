@@ -62,7 +62,7 @@ Examples:
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tVERSION\tREPOSITORY\tDESCRIPTION")
 			for _, h := range hits {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.Name, h.Version, h.Repository, truncate(h.Description, 60))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termLine(h.Name), termLine(h.Version), termLine(h.Repository), termLine(truncate(h.Description, 60)))
 			}
 			return tw.Flush()
 		},

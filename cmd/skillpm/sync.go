@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"strings"
 
@@ -137,7 +138,11 @@ Examples:
 						return err
 					}
 				} else if !e.quiet || runErr != nil {
-					if err := rep.Write(e.stdout); err != nil {
+					var buf strings.Builder
+					if err := rep.Write(&buf); err != nil {
+						return err
+					}
+					if _, err := io.WriteString(e.stdout, termText(buf.String())); err != nil {
 						return err
 					}
 				}

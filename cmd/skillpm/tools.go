@@ -201,7 +201,7 @@ func printTools(e *env, cat *agent.Catalog) {
 			file = skill.ToolsFileName
 		}
 		src := t.Skill.Root + "/" + filepath.Base(t.Skill.Dir) + "/" + file
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Skill.Name, runtimeLabel(t.Tool), src, shorten(t.Description, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termLine(t.Name), termLine(t.Skill.Name), termLine(runtimeLabel(t.Tool)), termLine(src), termLine(shorten(t.Description, 60)))
 	}
 	tw.Flush()
 }

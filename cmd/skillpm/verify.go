@@ -321,7 +321,7 @@ func reportVerify(e *env, rows []*verifyRow) error {
 		}
 		if os.Getenv("GITHUB_ACTIONS") == "true" {
 			for _, p := range r.Problems {
-				fmt.Fprintf(e.stderr, "::error title=skillpm verify %s::%s\n", ghEscape(r.label()), ghEscape(p))
+				fmt.Fprintf(e.stderr, "::error title=skillpm verify %s::%s\n", ghEscape(termLine(r.label())), ghEscape(termText(p)))
 			}
 		}
 	}
@@ -339,15 +339,15 @@ func reportVerify(e *env, rows []*verifyRow) error {
 		}
 		for _, r := range rows {
 			if vetted {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.label(), orDash(r.Version), orDash(r.Signer), orDash(r.VettedBy), r.Status)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termLine(r.label()), termLine(orDash(r.Version)), termLine(orDash(r.Signer)), termLine(orDash(r.VettedBy)), r.Status)
 			} else {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.label(), orDash(r.Version), orDash(r.Signer), r.Status)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termLine(r.label()), termLine(orDash(r.Version)), termLine(orDash(r.Signer)), r.Status)
 			}
 		}
 		tw.Flush()
 		for _, r := range rows {
 			for _, p := range r.Problems {
-				fmt.Fprintf(e.stderr, "%s: %s\n", r.label(), p)
+				fmt.Fprintf(e.stderr, "%s: %s\n", termLine(r.label()), termText(p))
 			}
 		}
 	}

@@ -43,7 +43,7 @@ Examples:
 				return writeJSON(e.stdout, map[string]any{"repository": ref.Repo(), "versions": out})
 			}
 			for _, v := range out {
-				fmt.Fprintln(e.stdout, v)
+				fmt.Fprintln(e.stdout, termLine(v))
 			}
 			return nil
 		},
