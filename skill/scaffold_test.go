@@ -244,17 +244,22 @@ func TestScaffoldNeverOverwritesAHandler(t *testing.T) {
 // real text where the scaffold left placeholders.
 func replacePlaceholders(t *testing.T, dir string) {
 	t.Helper()
-	p := filepath.Join(dir, FileName)
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	for _, ph := range scaffoldPlaceholders {
-		s = strings.ReplaceAll(s, ph, "Real text.")
-	}
-	s = strings.Replace(s, "Describe what my-skill"+placeholderDescription, "Does real work. Use when asked.", 1)
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{FileName, ToolsFileName} {
+		p := filepath.Join(dir, name)
+		b, err := os.ReadFile(p)
+		if os.IsNotExist(err) && name == ToolsFileName {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		for _, ph := range scaffoldPlaceholders {
+			s = strings.ReplaceAll(s, ph, "Real text.")
+		}
+		s = strings.Replace(s, "Describe what my-skill"+placeholderDescription, "Does real work. Use when asked.", 1)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
