@@ -7,6 +7,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/urfave/cli/v2"
 
+	"github.com/skillpm/skillpm/audit"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/verify"
@@ -20,6 +21,8 @@ type publishOptions struct {
 	// sign attaches a signature, provenance an SLSA provenance
 	// attestation, both signed as signFlags say.
 	sign, provenance bool
+	// allowAudit publishes despite critical audit findings.
+	allowAudit bool
 }
 
 func publishCommand(e *env) *cli.Command {
@@ -32,7 +35,9 @@ REPOSITORY is written as oras and helm write it
 (registry.example.com/org/skills/pdf) or oci:PATH for an OCI image layout
 folder. The tag is the skill's version (frontmatter version, or --version;
 "+" is written "_"). The skill is linted first; publishing stops on lint
-errors. An existing version is never moved to different content unless
+errors. It is then audited ('skillpm audit'): high and critical findings are
+printed, and critical ones stop the publish (exit 13) unless suppressed with
+a reason or --allow-audit-findings is given. An existing version is never moved to different content unless
 --force is given; publishing identical content again changes nothing.
 
 Examples:
@@ -45,6 +50,7 @@ Examples:
 			&cli.BoolFlag{Name: "force", Usage: "move an existing version tag to this content"},
 			&cli.BoolFlag{Name: "sign", Usage: "sign the published manifest (with --key FILE or --keyless)"},
 			&cli.BoolFlag{Name: "provenance", Usage: "attach signed SLSA provenance (git source and revision, builder, digests)"},
+			&cli.BoolFlag{Name: "allow-audit-findings", Usage: "publish even when the audit finds critical problems"},
 		}, signFlags()...), registryFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
@@ -57,7 +63,7 @@ Examples:
 			if repo.Digest != "" || repo.Range != "" {
 				return usageErrorf(c, "publish takes a repository, not a digest or range: the tag is the skill's version")
 			}
-			opts := publishOptions{dir: c.Args().First(), repo: repo, version: c.String("version"), force: c.Bool("force"), sign: c.Bool("sign"), provenance: c.Bool("provenance")}
+			opts := publishOptions{dir: c.Args().First(), repo: repo, version: c.String("version"), force: c.Bool("force"), sign: c.Bool("sign"), provenance: c.Bool("provenance"), allowAudit: c.Bool("allow-audit-findings")}
 			if repo.Tag != "" {
 				if opts.version != "" && registry.EscapeTag(opts.version) != repo.Tag {
 					return usageErrorf(c, "tag %q and --version %q disagree", repo.Tag, opts.version)
@@ -95,6 +101,9 @@ func runPublish(c *cli.Context, e *env, opts publishOptions) error {
 	if res.Errors() > 0 {
 		printLint(e, []*skill.Result{res}, res.Errors(), res.Warnings())
 		return &silentError{code: exitInvalid}
+	}
+	if err := auditBeforePublish(c, e, opts); err != nil {
+		return err
 	}
 	created, err := createdTime()
 	if err != nil {
@@ -162,4 +171,29 @@ func runPublish(c *cli.Context, e *env, opts publishOptions) error {
 		}
 	}
 	return nil
+}
+
+// auditBeforePublish prints the audit's high and critical findings and
+// refuses critical ones unless opts.allowAudit. The folder is the
+// author's own: inline suppressions count, as does the project's
+// allow-list.
+func auditBeforePublish(c *cli.Context, e *env, opts publishOptions) error {
+	allow, err := loadAllowList(c, "")
+	if err != nil {
+		return err
+	}
+	rep, err := audit.Scan(c.Context, opts.dir, audit.Options{Inline: true, AllowList: allow})
+	if err != nil {
+		return err
+	}
+	printAuditFindings(e, rep, audit.High)
+	n := rep.Count(audit.Critical)
+	if n == 0 {
+		return nil
+	}
+	if opts.allowAudit {
+		e.logf("warning: publishing %s with %s (--allow-audit-findings)", opts.dir, plural(n, "critical audit finding"))
+		return nil
+	}
+	return fmt.Errorf("publish %s: %w: %s", opts.dir, audit.ErrFindings, plural(n, "critical finding"))
 }
