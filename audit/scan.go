@@ -141,6 +141,10 @@ type scanner struct {
 	files    int
 	skillMD  []byte
 	texts    map[string][]byte // file -> content, kept only for files with findings
+	// Per-rule keyword state, reused from file to file (see scanText).
+	masks   []uint8
+	first   []int
+	touched []int
 }
 
 // add records a finding, filling in the rule's severity and summary.
@@ -203,26 +207,20 @@ func (s *scanner) scanFile(rel string, size int64) error {
 	}
 	defer f.Close()
 	max := min(s.opts.MaxFileBytes, s.opts.MaxTotalBytes-s.read)
-	head := make([]byte, min(int64(8192), max, size))
-	n, _ := io.ReadFull(f, head)
-	head = head[:n]
-	if bytes.IndexByte(head, 0) >= 0 {
-		s.read += int64(n)
-		s.rep.Files++
-		s.rep.Bytes += int64(n)
-		s.checkBinary(rel, head)
-		return nil
-	}
-	rest, err := io.ReadAll(io.LimitReader(f, max-int64(n)))
-	if err != nil {
-		return nil
-	}
-	data := append(head, rest...)
-	s.read += int64(len(data))
+	// One buffer of the file's size (bounded), read in full: the size
+	// comes from the walk, and a file that grew is cut at the limit.
+	data := make([]byte, min(size, max))
+	n, _ := io.ReadFull(f, data)
+	data = data[:n]
+	s.read += int64(n)
 	s.rep.Files++
-	s.rep.Bytes += int64(len(data))
-	if int64(len(data)) < size {
-		s.add(Finding{Rule: ruleScanLimit, File: rel, Message: fmt.Sprintf("only the first %d of %d bytes were scanned", len(data), size)})
+	s.rep.Bytes += int64(n)
+	if bytes.IndexByte(data[:min(n, 8192)], 0) >= 0 {
+		s.checkBinary(rel, data[:min(n, 8192)])
+		return nil
+	}
+	if int64(n) < size {
+		s.add(Finding{Rule: ruleScanLimit, File: rel, Message: fmt.Sprintf("only the first %d of %d bytes were scanned", n, size)})
 	}
 	if rel == skill.FileName {
 		s.skillMD = data

@@ -11,44 +11,44 @@ import (
 	"unicode/utf8"
 )
 
-// matcher is the compiled keyword automaton and, per keyword, the rules
-// it triggers. It is built once and read by every scan.
+// matcher is the compiled keyword automaton and, per keyword, the rule
+// groups it belongs to. It is built once and read by every scan.
 type matcher struct {
-	kw    *keywords
-	rules [][]int // keyword index -> indexes into rules
+	kw   *keywords
+	hits [][]ruleGroup // keyword index -> the groups it fills
+	full []uint8       // rule index -> the mask of all its groups
+}
+
+// ruleGroup is one keyword group of one rule.
+type ruleGroup struct {
+	rule int
+	bit  uint8
 }
 
 var compiled = sync.OnceValue(func() *matcher {
-	m := &matcher{}
+	m := &matcher{full: make([]uint8, len(rules))}
 	index := map[string]int{}
 	var list []string
 	for ri, r := range rules {
-		for _, w := range r.keywords {
-			w = strings.ToLower(w)
-			i, ok := index[w]
-			if !ok {
-				i = len(list)
-				index[w] = i
-				list = append(list, w)
-				m.rules = append(m.rules, nil)
-			}
-			if !containsInt(m.rules[i], ri) {
-				m.rules[i] = append(m.rules[i], ri)
+		for gi, g := range r.keywords {
+			bit := uint8(1) << gi
+			m.full[ri] |= bit
+			for _, w := range g {
+				w = strings.ToLower(w)
+				i, ok := index[w]
+				if !ok {
+					i = len(list)
+					index[w] = i
+					list = append(list, w)
+					m.hits = append(m.hits, nil)
+				}
+				m.hits[i] = append(m.hits[i], ruleGroup{ri, bit})
 			}
 		}
 	}
 	m.kw = compileKeywords(list)
 	return m
 })
-
-func containsInt(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
 
 // longLine is the length past which a line is matched in windows around
 // each keyword hit rather than whole (minified code, data on one line).
@@ -66,6 +66,22 @@ type file struct {
 	commDone bool
 	seen     map[[3]int]bool // rule, line, window
 	found    bool
+	unitEnd  int  // end of the line holding the current keyword hits
+	long     bool // that line is longer than longLine
+}
+
+// unit returns the line and window of offset off, and remembers where its
+// line ends.
+func (f *file) unit(off int) [2]int {
+	n, start, end := f.line(off)
+	f.unitEnd, f.long = end, end-start > longLine
+	if end < len(f.data) {
+		f.unitEnd = end + 1
+	}
+	if f.long {
+		return [2]int{n, (off - start) / (longLine / 2)}
+	}
+	return [2]int{n, 0}
 }
 
 func (s *scanner) classify(rel string, data []byte) (scope, bool) {
@@ -95,17 +111,49 @@ func (s *scanner) classify(rel string, data []byte) (scope, bool) {
 
 func (s *scanner) scanText(rel string, data []byte) {
 	sc, shell := s.classify(rel, data)
-	f := &file{s: s, rel: rel, data: data, sc: sc, shell: shell, seen: map[[3]int]bool{}}
+	f := &file{s: s, rel: rel, data: data, sc: sc, shell: shell}
 	m := compiled()
+	// Keyword hits fill each rule's groups per line (or window of a long
+	// line); a rule whose groups are all filled is checked there.
+	if s.masks == nil {
+		s.masks, s.first = make([]uint8, len(rules)), make([]int, len(rules))
+	}
+	masks, first, touched := s.masks, s.first, s.touched[:0]
+	unit := [2]int{-1, 0} // line, window
+	flush := func() {
+		for _, ri := range touched {
+			if masks[ri] == m.full[ri] {
+				f.candidate(ri, first[ri])
+			}
+			masks[ri] = 0
+		}
+		touched = touched[:0]
+	}
 	m.kw.scan(data, func(w, end int) {
-		for _, ri := range m.rules[w] {
-			r := &rules[ri]
+		off := end - 1
+		if off >= f.unitEnd {
+			flush()
+			unit = f.unit(off)
+		} else if f.long {
+			if u := f.unit(off); u != unit {
+				flush()
+				unit = u
+			}
+		}
+		for _, g := range m.hits[w] {
+			r := &rules[g.rule]
 			if r.scope&sc == 0 || (r.denied != nil && !r.denied(&s.perms)) {
 				continue
 			}
-			f.candidate(ri, end-1)
+			if masks[g.rule] == 0 {
+				touched = append(touched, g.rule)
+				first[g.rule] = off
+			}
+			masks[g.rule] |= g.bit
 		}
 	})
+	flush()
+	s.touched = touched
 	f.runs()
 	if f.found && s.opts.Inline {
 		if s.texts == nil {
@@ -157,6 +205,9 @@ func (f *file) candidate(ri, off int) {
 		end = min(end, off+longLine/2)
 	}
 	key := [3]int{ri, n, bucket}
+	if f.seen == nil {
+		f.seen = map[[3]int]bool{}
+	}
 	if f.seen[key] {
 		return
 	}
@@ -314,6 +365,9 @@ func (f *file) blob(a, b int) {
 		return
 	}
 	key := [3]int{-1, a, 0}
+	if f.seen == nil {
+		f.seen = map[[3]int]bool{}
+	}
 	if f.seen[key] {
 		return
 	}

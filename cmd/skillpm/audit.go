@@ -6,11 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/opencontainers/go-digest"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/skillpm/skillpm/audit"
 	"github.com/skillpm/skillpm/install"
@@ -101,14 +103,23 @@ func runAudit(c *cli.Context, e *env, opts auditOptions) error {
 		}
 		targets = append(targets, t...)
 	}
-	var reps []*audit.Report
-	for _, t := range targets {
-		rep, err := audit.Scan(c.Context, t.dir, audit.Options{Name: t.name, Inline: t.local, AllowList: allow})
-		if err != nil {
-			return err
-		}
-		rep.Source = t.source
-		reps = append(reps, rep)
+	// Skills are scanned in parallel; the reports keep the targets' order.
+	reps := make([]*audit.Report, len(targets))
+	g, gctx := errgroup.WithContext(c.Context)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, t := range targets {
+		g.Go(func() error {
+			rep, err := audit.Scan(gctx, t.dir, audit.Options{Name: t.name, Inline: t.local, AllowList: allow})
+			if err != nil {
+				return err
+			}
+			rep.Source = t.source
+			reps[i] = rep
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	switch opts.format {
 	case "json":
