@@ -164,7 +164,11 @@ func auditTargets(c *cli.Context, e *env, arg string) ([]auditTarget, error) {
 	if arg == "project" {
 		return projectTargets(c, e)
 	}
-	if _, err := os.Lstat(arg); err == nil {
+	// An existing path, or one that can only be a path (./x, ../x, /x),
+	// is a folder; a missing one is "not found" rather than a registry
+	// lookup of a host called ".".
+	_, statErr := os.Lstat(arg)
+	if statErr == nil || strings.HasPrefix(arg, ".") || filepath.IsAbs(arg) || strings.HasPrefix(arg, "/") || strings.Contains(arg, `\`) {
 		dirs, err := findSkills(arg)
 		if err != nil {
 			return nil, err
