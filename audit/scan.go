@@ -141,14 +141,33 @@ type scanner struct {
 	files    int
 	skillMD  []byte
 	texts    map[string][]byte // file -> content, kept only for files with findings
+	perRule  map[[2]string]int // file, rule -> findings
 	// Per-rule keyword state, reused from file to file (see scanText).
 	masks   []uint8
 	first   []int
 	touched []int
 }
 
+// maxPerRuleFile bounds the findings of one rule in one file: a hostile
+// file of a million matching lines makes a report of a bounded size.
+const maxPerRuleFile = 50
+
 // add records a finding, filling in the rule's severity and summary.
 func (s *scanner) add(f Finding) {
+	key := [2]string{f.File, f.Rule}
+	if s.perRule == nil {
+		s.perRule = map[[2]string]int{}
+	}
+	s.perRule[key]++
+	switch n := s.perRule[key]; {
+	case n > maxPerRuleFile:
+		return
+	case n == maxPerRuleFile:
+		defer func() {
+			last := &s.rep.Findings[len(s.rep.Findings)-1]
+			last.Message += fmt.Sprintf(" (the first %d findings of this rule in this file are listed)", maxPerRuleFile)
+		}()
+	}
 	r, _ := RuleByID(f.Rule)
 	f.Severity = r.Severity
 	if f.Message == "" {

@@ -52,7 +52,12 @@ var compiled = sync.OnceValue(func() *matcher {
 
 // longLine is the length past which a line is matched in windows around
 // each keyword hit rather than whole (minified code, data on one line).
-const longLine = 8192
+const longLine = 1024
+
+// maxChecks bounds the lines (or windows) one rule's pattern is tried on
+// in one file; past it the rule stops there and the file gets a
+// scan-limit finding, so keyword-stuffed input costs bounded time.
+const maxChecks = 2000
 
 // file is one text file being scanned.
 type file struct {
@@ -65,6 +70,7 @@ type file struct {
 	comments [][2]int
 	commDone bool
 	seen     map[[3]int]bool // rule, line, window
+	checks   map[int]int     // rule -> lines its pattern was tried on
 	found    bool
 	unitEnd  int  // end of the line holding the current keyword hits
 	long     bool // that line is longer than longLine
@@ -213,6 +219,18 @@ func (f *file) candidate(ri, off int) {
 	}
 	f.seen[key] = true
 	r := &rules[ri]
+	if f.s.perRule[[2]string{f.rel, r.ID}] >= maxPerRuleFile {
+		return // the report already lists as many as it will
+	}
+	if f.checks == nil {
+		f.checks = map[int]int{}
+	}
+	if f.checks[ri]++; f.checks[ri] > maxChecks {
+		if f.checks[ri] == maxChecks+1 {
+			f.add(ruleScanLimit, off, "", fmt.Sprintf("rule %s was tried on the first %d candidate lines of this file only", r.ID, maxChecks))
+		}
+		return
+	}
 	text := f.data[start:end]
 	loc := r.pattern.FindIndex(text)
 	if loc == nil && f.shell && r.shellPattern != nil {
