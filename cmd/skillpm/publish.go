@@ -102,7 +102,8 @@ func runPublish(c *cli.Context, e *env, opts publishOptions) error {
 		printLint(e, []*skill.Result{res}, res.Errors(), res.Warnings())
 		return &silentError{code: exitInvalid}
 	}
-	if err := auditBeforePublish(c, e, opts); err != nil {
+	rep, err := auditBeforePublish(c, e, opts)
+	if err != nil {
 		return err
 	}
 	created, err := createdTime()
@@ -148,6 +149,7 @@ func runPublish(c *cli.Context, e *env, opts publishOptions) error {
 			"name": p.Name, "version": p.Version, "reference": pub.Ref.String(),
 			"repository": opts.repo.Repo(), "tag": pub.Ref.Tag, "digest": pub.Ref.Digest,
 			"unchanged": pub.Unchanged,
+			"audit":     map[string]any{"rulesVersion": rep.RulesVersion, "worst": rep.Worst(), "counts": rep.Counts()},
 		}
 		if sig != "" {
 			out["signature"] = sig
@@ -177,23 +179,23 @@ func runPublish(c *cli.Context, e *env, opts publishOptions) error {
 // refuses critical ones unless opts.allowAudit. The folder is the
 // author's own: inline suppressions count, as does the project's
 // allow-list.
-func auditBeforePublish(c *cli.Context, e *env, opts publishOptions) error {
+func auditBeforePublish(c *cli.Context, e *env, opts publishOptions) (*audit.Report, error) {
 	allow, err := loadAllowList(c, "")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rep, err := audit.Scan(c.Context, opts.dir, audit.Options{Inline: true, AllowList: allow})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	printAuditFindings(e, rep, audit.High)
 	n := rep.Count(audit.Critical)
 	if n == 0 {
-		return nil
+		return rep, nil
 	}
 	if opts.allowAudit {
 		e.logf("warning: publishing %s with %s (--allow-audit-findings)", opts.dir, plural(n, "critical audit finding"))
-		return nil
+		return rep, nil
 	}
-	return fmt.Errorf("publish %s: %w: %s", opts.dir, audit.ErrFindings, plural(n, "critical finding"))
+	return nil, fmt.Errorf("publish %s: %w: %s", opts.dir, audit.ErrFindings, plural(n, "critical finding"))
 }
