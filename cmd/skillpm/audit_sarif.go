@@ -40,7 +40,7 @@ type sarifText struct {
 
 type sarifRule struct {
 	ID                   string            `json:"id"`
-	Name                 string            `json:"name"`
+	Name                 string            `json:"name,omitempty"`
 	ShortDescription     sarifText         `json:"shortDescription"`
 	FullDescription      sarifText         `json:"fullDescription"`
 	Help                 sarifText         `json:"help"`
@@ -106,7 +106,7 @@ func writeSARIF(w io.Writer, reps []*audit.Report) error {
 		index[r.ID] = i
 		level, score := sarifLevel(r.Severity)
 		drv.Rules = append(drv.Rules, sarifRule{
-			ID: r.ID, Name: r.ID,
+			ID: r.ID, Name: pascal(r.ID),
 			ShortDescription:     sarifText{r.Summary},
 			FullDescription:      sarifText{r.Summary + ". Fix: " + r.Fix},
 			Help:                 sarifText{"Fix: " + r.Fix},
@@ -153,4 +153,20 @@ func writeSARIF(w io.Writer, reps []*audit.Report) error {
 		Version: "2.1.0",
 		Runs:    []sarifRun{run},
 	})
+}
+
+// pascal turns a rule ID into the readable name SARIF wants beside it
+// ("download-exec" -> "DownloadExec").
+// A one-word ID gets no name: SARIF wants the two to differ.
+func pascal(id string) string {
+	if !strings.Contains(id, "-") {
+		return ""
+	}
+	var sb strings.Builder
+	for _, w := range strings.Split(id, "-") {
+		if w != "" {
+			sb.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return sb.String()
 }
