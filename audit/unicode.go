@@ -61,7 +61,7 @@ func (f *file) unicode() {
 			switch {
 			case isBidi(r) && !bidi:
 				bidi = true
-				f.add(ruleBidi, off, fmt.Sprintf("<U+%04X>", r)+escapeRunes(string(line[i+w:min(len(line), i+w+60)])),
+				f.add(ruleBidi, off, shorten(fmt.Sprintf("<U+%04X>", r)+escapeRunes(string(line[i+w:min(len(line), i+w+60)]))),
 					fmt.Sprintf("bidirectional control U+%04X: the text shows in a different order than the agent reads it", r))
 			case isTag(r) && !tags:
 				tags = true
@@ -71,7 +71,7 @@ func (f *file) unicode() {
 			case !invis && (isInvisible(r) && !(r == 0xFEFF && off == 0) ||
 				(r == 0x200C || r == 0x200D) && isASCIIWord(prev) && isASCIIWord(next)):
 				invis = true
-				f.add(ruleInvisible, off, escapeRunes(string(line[max(0, i-20):min(len(line), i+w+20)])),
+				f.add(ruleInvisible, off, shorten(string(line[max(0, i-20):min(len(line), i+w+20)])),
 					fmt.Sprintf("invisible character U+%04X inside the text", r))
 			}
 			// Words: a run of letters mixing ASCII Latin with look-alikes.
@@ -87,7 +87,7 @@ func (f *file) unicode() {
 			} else if wordStart >= 0 {
 				if mixed && latin >= 2 && !homo {
 					homo = true
-					f.add(ruleHomoglyph, start+wordStart, escapeRunes(string(line[wordStart:i])),
+					f.add(ruleHomoglyph, start+wordStart, shorten(string(line[wordStart:i])),
 						"the word "+escapeRunes(string(line[wordStart:i]))+" mixes Latin letters with Cyrillic or Greek look-alikes")
 				}
 				wordStart = -1
@@ -96,7 +96,7 @@ func (f *file) unicode() {
 			i += w
 		}
 		if wordStart >= 0 && mixed && latin >= 2 && !homo {
-			f.add(ruleHomoglyph, start+wordStart, escapeRunes(string(line[wordStart:])),
+			f.add(ruleHomoglyph, start+wordStart, shorten(string(line[wordStart:])),
 				"the word "+escapeRunes(string(line[wordStart:]))+" mixes Latin letters with Cyrillic or Greek look-alikes")
 		}
 	}
