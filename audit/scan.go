@@ -118,6 +118,12 @@ func Scan(ctx context.Context, dir string, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("audit %s: %w", dir, err)
 	}
 	s.checkPermissions()
+	if opts.Inline && s.skillMD != nil {
+		if s.texts == nil {
+			s.texts = map[string][]byte{}
+		}
+		s.texts[skill.FileName] = s.skillMD // for suppressions in the frontmatter
+	}
 	if s.size > opts.HostLimit {
 		s.add(Finding{Rule: ruleTooLarge, File: ".", Message: fmt.Sprintf("the skill's files total %d bytes, over the %d byte upload limit", s.size, opts.HostLimit)})
 	}

@@ -268,3 +268,12 @@ func TestChecksBounded(t *testing.T) {
 		t.Errorf("findings %+v; want a scan-limit finding for download-exec", rep.Findings)
 	}
 }
+
+func TestInlineSuppressionInFrontmatter(t *testing.T) {
+	dir := writeSkill(t, map[string]string{"SKILL.md": "---\nname: s\ndescription: d\npermissions:\n  filesystem:\n" +
+		"    # skillpm-audit-ignore overbroad-permission a search tool reads everything\n    read: [\"**/*\"]\n---\nBody.\n"})
+	rep := scan(t, dir, Options{Inline: true})
+	if len(rep.Findings) != 1 || rep.Findings[0].Suppressed == nil || rep.Findings[0].Line != 7 {
+		t.Errorf("findings %+v; want overbroad-permission at line 7, suppressed", rep.Findings)
+	}
+}
