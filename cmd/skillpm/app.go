@@ -102,6 +102,7 @@ func commands(e *env) []*cli.Command {
 	return []*cli.Command{
 		initCommand(e),
 		lintCommand(e),
+		auditCommand(e),
 		packCommand(e),
 		publishCommand(e),
 		pullCommand(e),

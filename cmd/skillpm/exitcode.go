@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/audit"
 	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/lockfile"
@@ -39,6 +40,7 @@ const (
 	exitIntegrity   = 10  // digest mismatch, tampered or hostile artifact
 	exitModified    = 11  // refusing to overwrite a hand-authored or locally edited skill
 	exitToolFailed  = 12  // a tool or script failed, timed out or was not allowed
+	exitAudit       = 13  // audit findings at or above the threshold (audit --fail-on; publish: critical)
 	exitInterrupted = 130 // interrupted (Ctrl-C)
 )
 
@@ -72,6 +74,10 @@ func exitCode(err error) int {
 		return exitInvalid
 	case errors.Is(err, verify.ErrPolicy):
 		return exitPolicy
+	case errors.Is(err, audit.ErrFindings):
+		return exitAudit
+	case errors.Is(err, audit.ErrAllowList):
+		return exitUsage
 	case errors.Is(err, manager.ErrStaleLock):
 		return exitStaleLock
 	case errors.Is(err, manager.ErrLockMismatch), errors.Is(err, lockfile.ErrInvalid):
@@ -144,6 +150,9 @@ func hintFor(err error) string {
 	}
 	if errors.Is(err, config.ErrInvalid) {
 		return `fix or remove the user config; README.md ("Configuration") lists its keys`
+	}
+	if errors.Is(err, audit.ErrFindings) {
+		return "fix them, or suppress each with a reason ('skillpm-audit-ignore RULE reason' beside it, or .skillpm-audit.yaml), or pass --allow-audit-findings"
 	}
 	if errors.Is(err, verify.ErrBadPassphrase) {
 		return "set SKILLPM_KEY_PASSWORD to the passphrase 'skillpm key generate' was given, or unset it to be prompted"

@@ -7,6 +7,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/urfave/cli/v2"
 
+	"github.com/skillpm/skillpm/audit"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/verify"
@@ -20,6 +21,8 @@ type publishOptions struct {
 	// sign attaches a signature, provenance an SLSA provenance
 	// attestation, both signed as signFlags say.
 	sign, provenance bool
+	// allowAudit publishes despite critical audit findings.
+	allowAudit bool
 }
 
 func publishCommand(e *env) *cli.Command {
@@ -36,7 +39,10 @@ folder, and its last segment is the skill's name. Given a PREFIX instead
 tag is the skill's version (frontmatter version, or --version;
 "+" is written "_"). The skill is linted first; publishing stops on lint
 errors. With --test, the skill's evaluation.smoke_tests run next (as
-'skillpm test DIR') and publishing stops when one fails (exit 12). An existing version is never moved to different content unless
+'skillpm test DIR') and publishing stops when one fails (exit 12). It is
+then audited ('skillpm audit'): high and critical findings are printed, and
+critical ones stop the publish (exit 13) unless suppressed with a reason or
+--allow-audit-findings is given. An existing version is never moved to different content unless
 --force is given; publishing identical content again changes nothing.
 
 Examples:
@@ -52,6 +58,7 @@ Examples:
 			&cli.BoolFlag{Name: "sign", Usage: "sign the published manifest (with --key FILE or --keyless)"},
 			&cli.BoolFlag{Name: "provenance", Usage: "attach signed SLSA provenance (git source and revision, builder, digests)"},
 			&cli.BoolFlag{Name: "test", Usage: "run the skill's smoke tests first and publish only if they pass"},
+			&cli.BoolFlag{Name: "allow-audit-findings", Usage: "publish even when the audit finds critical problems"},
 		}, signFlags()...), registryFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
@@ -64,7 +71,7 @@ Examples:
 			if repo.Digest != "" || repo.Range != "" {
 				return usageErrorf(c, "publish takes a repository, not a digest or range: the tag is the skill's version")
 			}
-			opts := publishOptions{dir: c.Args().First(), repo: repo, version: c.String("version"), force: c.Bool("force"), sign: c.Bool("sign"), provenance: c.Bool("provenance")}
+			opts := publishOptions{dir: c.Args().First(), repo: repo, version: c.String("version"), force: c.Bool("force"), sign: c.Bool("sign"), provenance: c.Bool("provenance"), allowAudit: c.Bool("allow-audit-findings")}
 			if repo.Tag != "" {
 				if opts.version != "" && registry.EscapeTag(opts.version) != repo.Tag {
 					return usageErrorf(c, "tag %q and --version %q disagree", repo.Tag, opts.version)
@@ -107,6 +114,10 @@ func runPublish(c *cli.Context, e *env, opts publishOptions) error {
 		if err := publishSmokeTests(c.Context, e, c, res.Skill); err != nil {
 			return err
 		}
+	}
+	rep, err := auditBeforePublish(c, e, opts)
+	if err != nil {
+		return err
 	}
 	created, err := createdTime()
 	if err != nil {
@@ -158,6 +169,7 @@ func runPublish(c *cli.Context, e *env, opts publishOptions) error {
 			"name": p.Name, "version": p.Version, "reference": pub.Ref.String(),
 			"repository": opts.repo.Repo(), "tag": pub.Ref.Tag, "digest": pub.Ref.Digest,
 			"unchanged": pub.Unchanged,
+			"audit":     map[string]any{"rulesVersion": rep.RulesVersion, "worst": rep.Worst(), "counts": rep.Counts()},
 		}
 		if sig != "" {
 			out["signature"] = sig
@@ -181,4 +193,29 @@ func runPublish(c *cli.Context, e *env, opts publishOptions) error {
 		}
 	}
 	return nil
+}
+
+// auditBeforePublish prints the audit's high and critical findings and
+// refuses critical ones unless opts.allowAudit. The folder is the
+// author's own: inline suppressions count, as does the project's
+// allow-list.
+func auditBeforePublish(c *cli.Context, e *env, opts publishOptions) (*audit.Report, error) {
+	allow, err := loadAllowList(c, "")
+	if err != nil {
+		return nil, err
+	}
+	rep, err := audit.Scan(c.Context, opts.dir, audit.Options{Inline: true, AllowList: allow})
+	if err != nil {
+		return nil, err
+	}
+	printAuditFindings(e, rep, audit.High)
+	n := rep.Count(audit.Critical)
+	if n == 0 {
+		return rep, nil
+	}
+	if opts.allowAudit {
+		e.logf("warning: publishing %s with %s (--allow-audit-findings)", opts.dir, plural(n, "critical audit finding"))
+		return rep, nil
+	}
+	return nil, fmt.Errorf("publish %s: %w: %s", opts.dir, audit.ErrFindings, plural(n, "critical finding"))
 }

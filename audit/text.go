@@ -1,0 +1,395 @@
+package audit
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// matcher is the compiled keyword automaton and, per keyword, the rule
+// groups it belongs to. It is built once and read by every scan.
+type matcher struct {
+	kw   *keywords
+	hits [][]ruleGroup // keyword index -> the groups it fills
+	full []uint8       // rule index -> the mask of all its groups
+}
+
+// ruleGroup is one keyword group of one rule.
+type ruleGroup struct {
+	rule int
+	bit  uint8
+}
+
+var compiled = sync.OnceValue(func() *matcher {
+	m := &matcher{full: make([]uint8, len(rules))}
+	index := map[string]int{}
+	var list []string
+	for ri, r := range rules {
+		for gi, g := range r.keywords {
+			bit := uint8(1) << gi
+			m.full[ri] |= bit
+			for _, w := range g {
+				w = strings.ToLower(w)
+				i, ok := index[w]
+				if !ok {
+					i = len(list)
+					index[w] = i
+					list = append(list, w)
+					m.hits = append(m.hits, nil)
+				}
+				m.hits[i] = append(m.hits[i], ruleGroup{ri, bit})
+			}
+		}
+	}
+	m.kw = compileKeywords(list)
+	return m
+})
+
+// longLine is the length past which a line is matched in windows around
+// each keyword hit rather than whole (minified code, data on one line).
+const longLine = 1024
+
+// maxChecks bounds the lines (or windows) one rule's pattern is tried on
+// in one file; past it the rule stops there and the file gets a
+// scan-limit finding, so keyword-stuffed input costs bounded time.
+const maxChecks = 2000
+
+// file is one text file being scanned.
+type file struct {
+	s        *scanner
+	rel      string
+	data     []byte
+	sc       scope
+	shell    bool
+	lines    []int // offsets of line starts, built on first need
+	comments [][2]int
+	commDone bool
+	seen     map[[3]int]bool // rule, line, window
+	checks   map[int]int     // rule -> lines its pattern was tried on
+	found    bool
+	unitEnd  int  // end of the line holding the current keyword hits
+	long     bool // that line is longer than longLine
+}
+
+// unit returns the line and window of offset off, and remembers where its
+// line ends.
+func (f *file) unit(off int) [2]int {
+	n, start, end := f.line(off)
+	f.unitEnd, f.long = end, end-start > longLine
+	if end < len(f.data) {
+		f.unitEnd = end + 1
+	}
+	if f.long {
+		return [2]int{n, (off - start) / (longLine / 2)}
+	}
+	return [2]int{n, 0}
+}
+
+func (s *scanner) classify(rel string, data []byte) (scope, bool) {
+	ext := strings.ToLower(path.Ext(rel))
+	shebang := bytes.HasPrefix(data, []byte("#!"))
+	first := data
+	if i := bytes.IndexByte(first, '\n'); i >= 0 {
+		first = first[:i]
+	}
+	shell := ext == ".sh" || ext == ".bash" || ext == ".zsh" || ext == ".ksh" ||
+		(shebang && (bytes.HasSuffix(first, []byte("sh")) || bytes.Contains(first, []byte("bash")) || bytes.Contains(first, []byte("/sh "))))
+	if rt, ok := s.scripts[rel]; ok {
+		return inScript, shell || rt == "bash"
+	}
+	switch ext {
+	case ".md", ".markdown", ".mdx", ".txt", ".rst", ".html", ".htm":
+		return inMarkdown, false
+	case ".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".tsx", ".jsx", ".sh", ".bash", ".zsh", ".ksh", ".fish",
+		".ps1", ".psm1", ".bat", ".cmd", ".rb", ".pl", ".php", ".lua", ".go", ".rs", ".java", ".kt", ".swift":
+		return inScript, shell
+	}
+	if shebang {
+		return inScript, shell
+	}
+	return inData, false
+}
+
+func (s *scanner) scanText(rel string, data []byte) {
+	sc, shell := s.classify(rel, data)
+	f := &file{s: s, rel: rel, data: data, sc: sc, shell: shell}
+	m := compiled()
+	// Keyword hits fill each rule's groups per line (or window of a long
+	// line); a rule whose groups are all filled is checked there.
+	if s.masks == nil {
+		s.masks, s.first = make([]uint8, len(rules)), make([]int, len(rules))
+	}
+	masks, first, touched := s.masks, s.first, s.touched[:0]
+	unit := [2]int{-1, 0} // line, window
+	flush := func() {
+		for _, ri := range touched {
+			if masks[ri] == m.full[ri] {
+				f.candidate(ri, first[ri])
+			}
+			masks[ri] = 0
+		}
+		touched = touched[:0]
+	}
+	m.kw.scan(data, func(w, end int) {
+		off := end - 1
+		if off >= f.unitEnd {
+			flush()
+			unit = f.unit(off)
+		} else if f.long {
+			if u := f.unit(off); u != unit {
+				flush()
+				unit = u
+			}
+		}
+		for _, g := range m.hits[w] {
+			r := &rules[g.rule]
+			if r.scope&sc == 0 || (r.denied != nil && !r.denied(&s.perms)) {
+				continue
+			}
+			if masks[g.rule] == 0 {
+				touched = append(touched, g.rule)
+				first[g.rule] = off
+			}
+			masks[g.rule] |= g.bit
+		}
+	})
+	flush()
+	s.touched = touched
+	f.runs()
+	if f.found && s.opts.Inline {
+		if s.texts == nil {
+			s.texts = map[string][]byte{}
+		}
+		s.texts[rel] = data
+	}
+}
+
+// line returns the 1-based line of offset off and that line's bounds.
+func (f *file) line(off int) (n, start, end int) {
+	if f.lines == nil {
+		f.lines = append(f.lines, 0)
+		for i := 0; ; {
+			j := bytes.IndexByte(f.data[i:], '\n')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			f.lines = append(f.lines, i)
+		}
+	}
+	n = sort.SearchInts(f.lines, off+1) // lines[n-1] <= off
+	start = f.lines[n-1]
+	end = len(f.data)
+	if n < len(f.lines) {
+		end = f.lines[n] - 1
+	}
+	if end > start && f.data[end-1] == '\r' {
+		end--
+	}
+	return n, start, end
+}
+
+func (f *file) add(rule string, off int, match, msg string) {
+	n, start, _ := f.line(off)
+	col := utf8.RuneCount(f.data[start:off]) + 1
+	f.found = true
+	f.s.add(Finding{Rule: rule, File: f.rel, Line: n, Column: col, Match: match, Message: msg})
+}
+
+// candidate checks rule ri on the line (or window) around offset off.
+func (f *file) candidate(ri, off int) {
+	n, start, end := f.line(off)
+	bucket := 0
+	if end-start > longLine {
+		bucket = (off - start) / (longLine / 2)
+		start = max(start, off-longLine/2)
+		end = min(end, off+longLine/2)
+	}
+	key := [3]int{ri, n, bucket}
+	if f.seen == nil {
+		f.seen = map[[3]int]bool{}
+	}
+	if f.seen[key] {
+		return
+	}
+	f.seen[key] = true
+	r := &rules[ri]
+	if f.s.perRule[[2]string{f.rel, r.ID}] >= maxPerRuleFile {
+		return // the report already lists as many as it will
+	}
+	if f.checks == nil {
+		f.checks = map[int]int{}
+	}
+	if f.checks[ri]++; f.checks[ri] > maxChecks {
+		if f.checks[ri] == maxChecks+1 {
+			f.add(ruleScanLimit, off, "", fmt.Sprintf("rule %s was tried on the first %d candidate lines of this file only", r.ID, maxChecks))
+		}
+		return
+	}
+	text := f.data[start:end]
+	loc := r.pattern.FindIndex(text)
+	if loc == nil && f.shell && r.shellPattern != nil {
+		loc = r.shellPattern.FindIndex(text)
+	}
+	if loc == nil {
+		return
+	}
+	// A pattern may begin with the character before its match.
+	for loc[0] < loc[1] && (text[loc[0]] == ' ' || text[loc[0]] == '\t' || text[loc[0]] == '(' || text[loc[0]] == '>') && r.ID == "host-command" {
+		loc[0]++
+	}
+	m := string(text[loc[0]:loc[1]])
+	if r.accept != nil && !r.accept(m) {
+		return
+	}
+	id, msg := r.ID, ""
+	if r.injection {
+		switch {
+		case f.sc == inMarkdown && f.inComment(start+loc[0]):
+			id, msg = ruleHidden, "hidden in an HTML comment: "+r.Summary
+		case quotedExample(text, loc):
+			id, msg = ruleMention, "quoted as an example: "+r.Summary
+		}
+	}
+	f.add(id, start+loc[0], shorten(m), msg)
+}
+
+// inComment reports whether off lies inside an HTML comment.
+func (f *file) inComment(off int) bool {
+	if !f.commDone {
+		f.commDone = true
+		for i := 0; ; {
+			j := bytes.Index(f.data[i:], []byte("<!--"))
+			if j < 0 {
+				break
+			}
+			a := i + j
+			k := bytes.Index(f.data[a+4:], []byte("-->"))
+			b := len(f.data)
+			if k >= 0 {
+				b = a + 4 + k + 3
+			}
+			f.comments = append(f.comments, [2]int{a, b})
+			i = b
+			if i >= len(f.data) {
+				break
+			}
+		}
+	}
+	for _, c := range f.comments {
+		if c[0] <= off && off < c[1] {
+			return true
+		}
+	}
+	return false
+}
+
+var exampleCues = []string{"such as", "like ", "e.g", "for example", "example", "phrase", "attack", "injection", "detect", "watch for", "beware", "refuse", "flag ", "recogni", "malicious", "suspicious"}
+
+// quotedExample reports whether the match is quoted on a line that says it
+// is an example: how a security skill explains an attack, not the attack.
+func quotedExample(line []byte, loc []int) bool {
+	before, after := string(line[:loc[0]]), string(line[loc[1]:])
+	quoted := false
+	for _, q := range [][2]string{{`"`, `"`}, {"“", "”"}, {"'", "'"}, {"`", "`"}, {"‘", "’"}} {
+		if strings.Contains(before, q[0]) && strings.Contains(after, q[1]) {
+			quoted = true
+			break
+		}
+	}
+	if !quoted {
+		return false
+	}
+	l := strings.ToLower(before + " " + after)
+	for _, c := range exampleCues {
+		if strings.Contains(l, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// b64 marks the bytes of base64 and base64url text.
+var b64 = func() (t [256]bool) {
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-") {
+		t[c] = true
+	}
+	return t
+}()
+
+// minBlob and minEntropy: a run of base64 characters at least this long
+// with at least this many bits per character is an opaque payload (random
+// base64 carries about 6; English words, paths and identifiers stay
+// below 4.5; hex digests top out at 4).
+const (
+	minBlob    = 200
+	minEntropy = 5.0
+)
+
+// runs finds long high-entropy literals and, when the file has non-ASCII
+// bytes, runs the Unicode checks.
+func (f *file) runs() {
+	data := f.data
+	nonASCII := false
+	runStart := -1
+	for i := 0; i <= len(data); i++ {
+		var c byte
+		if i < len(data) {
+			c = data[i]
+			if c >= 0x80 {
+				nonASCII = true
+			}
+			if b64[c] {
+				if runStart < 0 {
+					runStart = i
+				}
+				continue
+			}
+		}
+		if runStart >= 0 {
+			if i-runStart >= minBlob {
+				f.blob(runStart, i)
+			}
+			runStart = -1
+		}
+	}
+	if nonASCII {
+		f.unicode()
+	}
+}
+
+func (f *file) blob(a, b int) {
+	pre := f.data[max(0, a-40):a]
+	if bytes.Contains(pre, []byte("data:image/")) || bytes.Contains(pre, []byte("data:font/")) || bytes.Contains(pre, []byte("data:application/font")) {
+		return
+	}
+	var freq [256]int
+	for _, c := range f.data[a:b] {
+		freq[c]++
+	}
+	h, n := 0.0, float64(b-a)
+	for _, k := range freq {
+		if k > 0 {
+			p := float64(k) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	if h < minEntropy {
+		return
+	}
+	key := [3]int{-1, a, 0}
+	if f.seen == nil {
+		f.seen = map[[3]int]bool{}
+	}
+	if f.seen[key] {
+		return
+	}
+	f.seen[key] = true
+	f.add(ruleEntropy, a, shorten(string(f.data[a:min(b, a+40)])+"…"),
+		fmt.Sprintf("a %d-character literal with %.1f bits of entropy per character: an encoded or encrypted payload", b-a, h))
+}
