@@ -21,6 +21,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/skill"
+	"github.com/skillpm/skillpm/toolrun"
 )
 
 // FileName is the user config's file name.
@@ -48,6 +50,8 @@ type User struct {
 	// Policy is the trust policy file, made absolute against the config's
 	// folder by Load; "" when the user names none.
 	Policy string `yaml:"policy"`
+	// Tools configures running the tools skills declare.
+	Tools Tools `yaml:"tools"`
 
 	// Path is the file the config was read from; "" when there was none.
 	Path string `yaml:"-"`
@@ -59,6 +63,14 @@ type Limits struct {
 	MaxFiles    int   `yaml:"max_files"`
 	MaxBytes    int64 `yaml:"max_bytes"`
 	MaxFileSize int64 `yaml:"max_file_size"`
+}
+
+// Tools configures running the tools and scripts skills declare.
+type Tools struct {
+	// Env grants skills the environment variables they declare as
+	// secrets: skill name -> variable names. A declared secret that no
+	// grant allows is not passed (README: Secrets).
+	Env toolrun.Grants `yaml:"env"`
 }
 
 // Search configures the search index.
@@ -92,6 +104,9 @@ func Load(path string) (*User, error) {
 	if u.Policy != "" && !filepath.IsAbs(u.Policy) {
 		u.Policy = filepath.Join(filepath.Dir(path), u.Policy)
 	}
+	if err := validGrants(u.Tools.Env); err != nil {
+		return nil, fmt.Errorf("%s: tools.env: %w: %v", path, ErrInvalid, err)
+	}
 	for _, m := range u.Mirrors {
 		if err := m.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: mirrors: %w: %v", path, ErrInvalid, err)
@@ -115,6 +130,16 @@ func Parse(data []byte, u *User) error {
 		return fmt.Errorf("%w: more than one YAML document", ErrInvalid)
 	}
 	return nil
+}
+
+// validGrants checks the skill and variable names of a grant.
+func validGrants(g toolrun.Grants) error {
+	for name := range g {
+		if !skill.ValidName(name) {
+			return fmt.Errorf("%q is not a skill name (lowercase letters, digits and single hyphens)", name)
+		}
+	}
+	return g.Validate()
 }
 
 // readBounded reads path, refusing anything that is not a regular file of

@@ -152,6 +152,8 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			"registry":     cmdRegistry,
 			"faultproxy":   cmdFaultProxy,
 			"attach":       cmdAttach,
+			"interrupt":    cmdInterrupt,
+			"gone":         cmdGone,
 		},
 	}
 }
