@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/toolrun"
@@ -93,7 +92,7 @@ func (c *Catalog) availableText() string {
 
 // UseSkill runs script from the named skill's folder with args, the
 // use_skill contract (see toolrun.Exec). The skill's declared secrets are
-// passed through. An unknown skill gives a SkillNotFound result whose
+// passed through when opts grants them to it. An unknown skill gives a SkillNotFound result whose
 // message lists the installed skills.
 func (c *Catalog) UseSkill(ctx context.Context, name, script string, args []string, opts toolrun.Options) (*toolrun.ExecResult, error) {
 	s, err := c.Skill(name)
@@ -113,7 +112,8 @@ func availableNames(err error) string {
 }
 
 // RunTool is what toolrun needs to run t: the skill folder, runtime,
-// entrypoint, handler, schema, per-tool timeout and the skill's secrets.
+// entrypoint, handler, schema, per-tool timeout (capped by the run's
+// limit, see toolrun.Options.Timeout) and the skill's declared secrets.
 func (t Tool) RunTool() toolrun.Tool {
 	return toolrun.Tool{
 		Skill:       t.Skill.Name,
@@ -122,7 +122,7 @@ func (t Tool) RunTool() toolrun.Tool {
 		Runtime:     t.Runtime,
 		Entrypoint:  t.Entrypoint,
 		Handler:     t.Handler,
-		Timeout:     time.Duration(t.TimeoutSeconds) * time.Second,
+		Timeout:     toolrun.Seconds(int64(t.TimeoutSeconds)),
 		InputSchema: t.InputSchema,
 		Secrets:     t.Skill.Secrets,
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +52,16 @@ func TestLoadSkill(t *testing.T) {
 func TestCallTool(t *testing.T) {
 	c := built(t)
 	opts := toolrun.Options{WorkDir: t.TempDir(), Env: []string{"PATH=/usr/bin:/bin", "OMEGA_TOKEN=s3cret", "OTHER=leak"}}
+	// Declared but not granted: the handler runs without it.
 	res, err := c.CallTool(context.Background(), "fmt", json.RawMessage(`{"text":"hi"}`), opts)
+	if err != nil {
+		t.Fatalf("CallTool: %v (output %s)", err, res.Output)
+	}
+	if strings.Contains(string(res.Output), "s3cret") {
+		t.Errorf("output %s holds a secret no grant allows", res.Output)
+	}
+	opts.Grants = toolrun.Grants{"omega": {"OMEGA_TOKEN"}}
+	res, err = c.CallTool(context.Background(), "fmt", json.RawMessage(`{"text":"hi"}`), opts)
 	if err != nil {
 		t.Fatalf("CallTool: %v (output %s)", err, res.Output)
 	}
@@ -93,6 +103,12 @@ func TestRunToolMapping(t *testing.T) {
 	if got.Skill != "omega" || got.Dir != tl.Skill.Dir || got.Entrypoint != "fmt.sh" || got.Runtime != "bash" ||
 		got.Timeout != 7*time.Second || len(got.Secrets) != 1 || got.Secrets[0] != "OMEGA_TOKEN" {
 		t.Errorf("RunTool() = %+v", got)
+	}
+	// A timeout_seconds too large for a Duration saturates instead of
+	// wrapping around (toolrun then caps it by the run's limit).
+	tl.TimeoutSeconds = math.MaxInt
+	if got := tl.RunTool().Timeout; got != math.MaxInt64 {
+		t.Errorf("RunTool().Timeout for %d seconds = %v; want the largest Duration", tl.TimeoutSeconds, got)
 	}
 }
 

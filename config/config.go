@@ -22,6 +22,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/skill"
+	"github.com/skillpm/skillpm/toolrun"
 )
 
 // FileName is the user config's file name.
@@ -52,6 +54,8 @@ type User struct {
 	// Policy is the trust policy file, made absolute against the config's
 	// folder by Load; "" when the user names none.
 	Policy string `yaml:"policy"`
+	// Tools configures running the tools skills declare.
+	Tools Tools `yaml:"tools"`
 
 	// AllowTargetOutside lists absolute folders that install target
 	// folders may resolve into (through a symlinked .claude/skills, or
@@ -110,6 +114,14 @@ func (u *User) validate() error {
 	return nil
 }
 
+// Tools configures running the tools and scripts skills declare.
+type Tools struct {
+	// Env grants skills the environment variables they declare as
+	// secrets: skill name -> variable names. A declared secret that no
+	// grant allows is not passed (README: Secrets).
+	Env toolrun.Grants `yaml:"env"`
+}
+
 // Search configures the search index.
 type Search struct {
 	// Registries are the registry prefixes 'index refresh' lists.
@@ -149,6 +161,9 @@ func Load(path string) (*User, error) {
 			return nil, fmt.Errorf("%s: allow_target_outside: %w: %q is not an absolute path", path, ErrInvalid, a)
 		}
 	}
+	if err := validGrants(u.Tools.Env); err != nil {
+		return nil, fmt.Errorf("%s: tools.env: %w: %v", path, ErrInvalid, err)
+	}
 	for _, m := range u.Mirrors {
 		if err := m.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: mirrors: %w: %v", path, ErrInvalid, err)
@@ -172,6 +187,16 @@ func Parse(data []byte, u *User) error {
 		return fmt.Errorf("%w: more than one YAML document", ErrInvalid)
 	}
 	return nil
+}
+
+// validGrants checks the skill and variable names of a grant.
+func validGrants(g toolrun.Grants) error {
+	for name := range g {
+		if !skill.ValidName(name) {
+			return fmt.Errorf("%q is not a skill name (lowercase letters, digits and single hyphens)", name)
+		}
+	}
+	return g.Validate()
 }
 
 // readBounded reads path, refusing anything that is not a regular file of

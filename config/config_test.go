@@ -28,6 +28,11 @@ func TestLoad(t *testing.T) {
 		{"syntax", "policy: {\n", "config.yaml:"},
 		{"two documents", "policy: a.yaml\n---\npolicy: b.yaml\n", "more than one YAML document"},
 		{"bad mirror", "mirrors:\n  - prefix: localhost:5000/skills\n", "no mirrors listed"},
+		{"tools env", "tools:\n  env:\n    deploy: [AWS_PROFILE, AWS_SECRET_ACCESS_KEY]\n", ""},
+		{"tools env typo", "tools:\n  envs:\n    deploy: [AWS_PROFILE]\n", `line 2: unknown key "envs"`},
+		{"tools env not a list", "tools:\n  env:\n    deploy: AWS_PROFILE\n", "line 3: cannot unmarshal"},
+		{"tools env bad variable", "tools:\n  env:\n    deploy: [AWS-PROFILE]\n", `tools.env: invalid config: skill "deploy": "AWS-PROFILE" is not an environment variable name`},
+		{"tools env bad skill", "tools:\n  env:\n    Deploy_X: [AWS_PROFILE]\n", `tools.env: invalid config: "Deploy_X" is not a skill name`},
 		{"unreadable", "<dir>", "not a regular file"},
 		{"allow target outside", "allow_target_outside: [/srv/dotfiles/claude]\n", ""},
 		{"relative allow", "allow_target_outside: [../dotfiles]\n", `allow_target_outside: invalid config: "../dotfiles" is not an absolute path`},
@@ -132,5 +137,20 @@ func TestLoadSystem(t *testing.T) {
 		if _, err := LoadSystem(p); !errors.Is(err, ErrInvalid) || !strings.HasPrefix(err.Error(), p) {
 			t.Errorf("%q: err = %v; want ErrInvalid naming %s", bad, err, p)
 		}
+	}
+}
+
+// TestLoadToolsEnv: tools.env is the per-skill grant of declared secrets.
+func TestLoadToolsEnv(t *testing.T) {
+	p := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(p, []byte("tools:\n  env:\n    deploy: [AWS_SECRET_ACCESS_KEY]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !u.Tools.Env.Allows("deploy", "AWS_SECRET_ACCESS_KEY") || u.Tools.Env.Allows("other", "AWS_SECRET_ACCESS_KEY") {
+		t.Errorf("Tools.Env = %v; want AWS_SECRET_ACCESS_KEY granted to deploy only", u.Tools.Env)
 	}
 }

@@ -163,6 +163,8 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			"attach":       cmdAttach,
 			"hostile":      cmdHostile,
 			"publish-raw":  cmdPublishRaw,
+			"interrupt":    cmdInterrupt,
+			"gone":         cmdGone,
 		},
 	}
 }

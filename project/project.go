@@ -21,6 +21,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/skill"
+	"github.com/skillpm/skillpm/toolrun"
 	"gopkg.in/yaml.v3"
 )
 
@@ -45,9 +46,20 @@ type Manifest struct {
 	Prereleases bool `yaml:"prereleases,omitempty" json:"prereleases,omitempty"`
 	// Policy is the path of a trust policy file, relative to the project.
 	Policy string `yaml:"policy,omitempty" json:"policy,omitempty"`
+	// Tools configures running the skills' tools: Tools.Env grants
+	// declared variables to skills, but as a file of the repository (not
+	// the user's) it may grant only names that are not sensitive
+	// (toolrun.Grants.Untrusted); the user config and --env grant the rest.
+	Tools Tools `yaml:"tools,omitempty" json:"tools,omitempty"`
 
 	path string
 	doc  *yaml.Node
+}
+
+// Tools is the tools: section of skills.yaml.
+type Tools struct {
+	// Env maps a skill name to the declared variables it may receive.
+	Env toolrun.Grants `yaml:"env,omitempty" json:"env,omitempty"`
 }
 
 // Want is one wanted skill: a constraint, and optionally a registry prefix
@@ -129,6 +141,14 @@ func Parse(data []byte) (*Manifest, error) {
 		if _, err := semver.NewConstraint(m.Skills[name].constraint()); err != nil {
 			return nil, fmt.Errorf("skill %q: invalid version constraint %q: %v", name, m.Skills[name].Constraint, err)
 		}
+	}
+	for name := range m.Tools.Env {
+		if !skill.ValidName(name) {
+			return nil, fmt.Errorf("tools.env: %q is not a valid skill name (lowercase letters, digits and single hyphens)", name)
+		}
+	}
+	if err := m.Tools.Env.Validate(); err != nil {
+		return nil, fmt.Errorf("tools.env: %w", err)
 	}
 	for _, t := range m.Targets {
 		if filepath.IsAbs(t) || strings.HasPrefix(filepath.Clean(t), "..") {

@@ -47,7 +47,7 @@ if __name__ == "__main__":
 			b.Run(rt.name, func(b *testing.B) { b.Skipf("%s not installed", rt.interp) })
 			continue
 		}
-		env := childEnv(os.Environ(), nil)
+		env, _ := childEnv(os.Environ(), nil, nil)
 		opts := Options{WorkDir: b.TempDir(), NodePath: interp, PythonPath: interp}
 		tool := Tool{Skill: "bench", Name: "add", Dir: dir, Entrypoint: rt.entry, InputSchema: schema}
 		b.Run(rt.name+"/RunTool", func(b *testing.B) {

@@ -1,7 +1,6 @@
 package toolrun
 
 import (
-	"cmp"
 	"context"
 	"time"
 )
@@ -12,8 +11,8 @@ type Script struct {
 	Dir     string        // skill folder; made absolute if relative
 	Path    string        // script file, relative to Dir
 	Args    []string      // passed as argv, never through a shell
-	Secrets []string      // env var names the skill declares; passed through from Options.Env if set
-	Timeout time.Duration // overrides Options.Timeout if positive
+	Secrets []string      // env var names the skill declares; passed through from Options.Env if set and granted
+	Timeout time.Duration // the script's own timeout; applies when positive and lower than the limit (see Tool.Timeout)
 }
 
 // ExecResult is the use_skill result, JSON-tagged as the skills-as-tools
@@ -51,13 +50,14 @@ func Exec(ctx context.Context, s Script, opts Options) (*ExecResult, error) {
 	if e != nil {
 		return fail(e)
 	}
-	env := childEnv(opts.Env, s.Secrets)
+	env := opts.childEnv(s.Skill, s.Secrets)
 	p := proc{
 		dir:       opts.WorkDir,
 		env:       env,
-		timeout:   cmp.Or(max(s.Timeout, 0), opts.Timeout),
+		timeout:   runTimeout(s.Timeout, opts.Timeout),
 		maxOutput: opts.MaxOutput,
 		stderr:    opts.Stderr,
+		groups:    opts.Groups,
 	}
 	var interp string
 	switch inferRuntime(s.Path) {

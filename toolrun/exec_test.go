@@ -147,8 +147,8 @@ func TestExecEnv(t *testing.T) {
 		"BASH_ENV=/tmp/evil.sh",
 		"DISCORD_TOKEN=declared",
 	}
-	s := Script{Dir: dir, Path: "env.sh", Secrets: []string{"DISCORD_TOKEN"}}
-	res, err := Exec(context.Background(), s, Options{Env: host})
+	s := Script{Skill: "discord", Dir: dir, Path: "env.sh", Secrets: []string{"DISCORD_TOKEN"}}
+	res, err := Exec(context.Background(), s, Options{Env: host, Grants: Grants{"discord": {"DISCORD_TOKEN"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

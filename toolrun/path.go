@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 )
@@ -101,47 +100,6 @@ func lookPath(name, pathEnv string) (string, error) {
 		return "", fmt.Errorf("interpreter %q not found in PATH", name)
 	}
 	return p, nil
-}
-
-// baseEnv lists the host variables every child gets, if they are set.
-var baseEnv = []string{
-	"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TERM",
-	// Windows needs these to start most programs at all.
-	"SYSTEMROOT", "WINDIR", "PATHEXT", "TEMP", "TMP", "USERPROFILE",
-}
-
-// childEnv picks from host the minimal base set plus the declared secrets.
-// Nothing else is passed: no tokens, no NODE_OPTIONS, no PYTHONPATH, no
-// BASH_ENV.
-func childEnv(host, secrets []string) []string {
-	key := func(k string) string {
-		if runtime.GOOS == "windows" {
-			return strings.ToUpper(k)
-		}
-		return k
-	}
-	want := make(map[string]bool, len(baseEnv)+len(secrets))
-	for _, k := range baseEnv {
-		want[key(k)] = true
-	}
-	for _, k := range secrets {
-		want[key(k)] = true
-	}
-	var env []string
-	seen := map[string]int{}
-	for _, kv := range host {
-		k, _, ok := strings.Cut(kv, "=")
-		if !ok || k == "" || !want[key(k)] {
-			continue
-		}
-		if i, dup := seen[key(k)]; dup { // last one wins, as in os/exec
-			env[i] = kv
-			continue
-		}
-		seen[key(k)] = len(env)
-		env = append(env, kv)
-	}
-	return env
 }
 
 // envValue returns the value of k in env, or "".

@@ -40,7 +40,7 @@ func TestProcessGroupKilled(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "pid")
 			dir := writeSkill(t, map[string]file{"spawn.sh": {body: strings.Replace(spawner, "%s", tt.tail, 1)}})
-			opts := Options{Timeout: 300 * time.Millisecond, Env: append(os.Environ(), "PIDFILE="+pidFile)}
+			opts := Options{Timeout: 300 * time.Millisecond, Env: append(os.Environ(), "PIDFILE="+pidFile), AllowEnv: []string{"PIDFILE"}}
 			secrets := []string{"PIDFILE"}
 			start := time.Now()
 			var err error
@@ -99,4 +99,51 @@ func isZombie(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
+}
+
+// TestGroupsKillAll kills a running child's whole group at once, without
+// the SIGTERM grace a cancelled run gets: what a host does on a second
+// Ctrl-C. The child ignores SIGTERM, so only SIGKILL stops it.
+func TestGroupsKillAll(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	dir := writeSkill(t, map[string]file{"spawn.sh": {body: strings.Replace(spawner, "%s", "trap '' TERM\nwhile :; do sleep 0.05; done", 1)}})
+	groups := &Groups{}
+	opts := Options{Timeout: time.Hour, Env: append(os.Environ(), "PIDFILE="+pidFile), AllowEnv: []string{"PIDFILE"}, Groups: groups}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Exec(context.Background(), Script{Skill: "s", Dir: dir, Path: "spawn.sh", Secrets: []string{"PIDFILE"}}, opts)
+		done <- err
+	}()
+	pid := waitPID(t, pidFile)
+	if n := groups.KillAll(); n != 1 {
+		t.Errorf("KillAll = %d; want 1 running group", n)
+	}
+	select {
+	case err := <-done:
+		if got := kindOf(t, err); got != ExecutionFailed || !strings.Contains(err.Error(), "killed by a signal") {
+			t.Errorf("run ended with %q (%v); want ExecutionFailed, killed by a signal", got, err)
+		}
+	case <-time.After(time.Minute): // a hang guard, not a timing assertion
+		t.Fatal("the run did not end after KillAll")
+	}
+	assertGone(t, pid)
+	if n := groups.KillAll(); n != 0 {
+		t.Errorf("KillAll after the run = %d; want 0", n)
+	}
+}
+
+// waitPID waits for the spawner to write its grandchild's pid.
+func waitPID(t *testing.T, path string) int {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, err := os.ReadFile(path)
+		if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil {
+			return pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pid in %s: %v", path, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -35,6 +35,7 @@ type proc struct {
 	timeout   time.Duration
 	maxOutput int
 	stderr    io.Writer // optional live copy of the child's stderr
+	groups    *Groups   // optional; told about the child while it runs
 }
 
 // outcome is what running a proc produced.
@@ -90,6 +91,7 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 		return outcome{exitCode: -1}, err
 	}
 	closeAll(inR, outW, errW) // the child has its copies
+	p.groups.add(cmd.Process)
 
 	go func() {
 		inW.Write(p.stdin) // EPIPE if the child does not read: fine
@@ -103,6 +105,7 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 	go drain(&wg, errR, stderr)
 
 	waitErr := cmd.Wait()
+	p.groups.remove(cmd.Process)
 	killGroup(cmd.Process) // sweep up what the main process left running
 	drained := make(chan struct{})
 	go func() { wg.Wait(); close(drained) }()

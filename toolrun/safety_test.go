@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -101,15 +102,24 @@ func TestScriptContainment(t *testing.T) {
 }
 
 func TestChildEnv(t *testing.T) {
-	host := []string{"PATH=/bin", "HOME=/h", "SECRET=x", "API_KEY=k", "PATH=/usr/bin", "TERM=dumb", "=weird", "NOEQUALS"}
-	got := childEnv(host, []string{"API_KEY", "MISSING"})
+	host := []string{"PATH=/bin", "HOME=/h", "SECRET=x", "API_KEY=k", "PATH=/usr/bin", "TERM=dumb", "=weird", "NOEQUALS", "AWS_SECRET_ACCESS_KEY=aws"}
+	allowAPIKey := func(name string) bool { return name == "API_KEY" }
+	got, withheld := childEnv(host, []string{"API_KEY", "MISSING", "AWS_SECRET_ACCESS_KEY", "HOME"}, allowAPIKey)
 	want := []string{"PATH=/usr/bin", "HOME=/h", "API_KEY=k", "TERM=dumb"}
-	if len(got) != len(want) {
-		t.Fatalf("childEnv = %q; want %q", got, want)
+	if !slices.Equal(got, want) {
+		t.Errorf("childEnv = %q; want %q", got, want)
 	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("childEnv[%d] = %q; want %q", i, got[i], want[i])
-		}
+	// Declared, set and not allowed: withheld. MISSING is not set, HOME
+	// is a base variable: neither is withheld.
+	if want := []string{"AWS_SECRET_ACCESS_KEY"}; !slices.Equal(withheld, want) {
+		t.Errorf("withheld = %q; want %q", withheld, want)
+	}
+	// Nothing allowed: no secret at all.
+	got, withheld = childEnv(host, []string{"API_KEY"}, nil)
+	if want := []string{"PATH=/usr/bin", "HOME=/h", "TERM=dumb"}; !slices.Equal(got, want) {
+		t.Errorf("childEnv without grants = %q; want %q", got, want)
+	}
+	if want := []string{"API_KEY"}; !slices.Equal(withheld, want) {
+		t.Errorf("withheld without grants = %q; want %q", withheld, want)
 	}
 }

@@ -13,7 +13,7 @@
 // which is killed on timeout, on cancellation, and when the main process
 // exits; stdout and stderr are each capped, the excess drained and replaced
 // by "[output truncated]"; and the child sees only a minimal environment
-// plus the secrets the skill declares.
+// plus the secrets the skill declares and the user grants it.
 //
 // Failures are *Error values with a [Kind]; [Error.Envelope] turns one into
 // the Universal Agent Skill error envelope.
@@ -27,6 +27,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -55,13 +56,15 @@ type Tool struct {
 	// node, the export name, default "default". Ignored for bash and other
 	// executables.
 	Handler string
-	// Timeout overrides Options.Timeout if positive.
+	// Timeout is the tool's own timeout (see [Seconds]); it applies when
+	// positive and lower than the limit (Options.Timeout, or MaxTimeout).
 	Timeout time.Duration
 	// InputSchema is the tool's JSON Schema (2020-12 unless it says
 	// otherwise); nil accepts any object.
 	InputSchema json.RawMessage
 	// Secrets names the environment variables the skill declares; each is
-	// passed through from Options.Env if set there.
+	// passed through from Options.Env if set there and granted to the
+	// skill (Options.Grants or Options.AllowEnv).
 	Secrets []string
 }
 
@@ -70,16 +73,31 @@ type Options struct {
 	// WorkDir is the child's working directory and the __workDir given to
 	// handlers. Default: the current directory.
 	WorkDir string
-	// Timeout bounds a run. If <= 0, DefaultTimeout (30s) is used.
+	// Timeout is the user's limit on a run: it caps a tool's own timeout
+	// and applies to runs without one. If <= 0, a tool's own timeout
+	// applies up to MaxTimeout (10m), and DefaultTimeout (30s) to runs
+	// without one.
 	Timeout time.Duration
 	// MaxOutput caps stdout and stderr, each, in bytes. If <= 0,
 	// DefaultMaxOutput (20 KB) is used.
 	MaxOutput int
 	// Env is the host environment to pick the child's variables from.
 	// Default: os.Environ(). Only PATH, HOME, LANG, LC_ALL, TMPDIR, TERM
-	// (and the Windows essentials such as SYSTEMROOT) plus declared secrets
-	// are passed on.
+	// (and the Windows essentials such as SYSTEMROOT) plus the declared
+	// secrets granted to the skill are passed on.
 	Env []string
+	// Grants are the variables each skill may receive (the user config's
+	// tools.env, and what a project may grant, see [Grants.Untrusted]).
+	Grants Grants
+	// AllowEnv are variables every skill run with these options may
+	// receive (the --env flag).
+	AllowEnv []string
+	// Withheld, if set, is told about the secrets a skill declares that
+	// are set in Env but were not passed because nothing grants them.
+	Withheld func(skill string, names []string)
+	// Groups, if set, records the child's process group while it runs,
+	// so that the host can kill every running child at once.
+	Groups *Groups
 	// Stderr, if set, receives a live, uncapped copy of the child's stderr.
 	Stderr io.Writer
 	// NodePath and PythonPath are the interpreters. Default: "node" and
@@ -142,14 +160,15 @@ func RunTool(ctx context.Context, t Tool, input json.RawMessage, opts Options) (
 		e.Script = t.Entrypoint
 		return fail(e)
 	}
-	env := childEnv(opts.Env, t.Secrets)
+	env := opts.childEnv(t.Skill, t.Secrets)
 	p := proc{
 		stdin:     stdin,
 		dir:       opts.WorkDir,
 		env:       env,
-		timeout:   cmp.Or(max(t.Timeout, 0), opts.Timeout),
+		timeout:   runTimeout(t.Timeout, opts.Timeout),
 		maxOutput: opts.MaxOutput,
 		stderr:    opts.Stderr,
+		groups:    opts.Groups,
 	}
 	rt := t.Runtime
 	if rt == "" {
@@ -256,7 +275,19 @@ func inferRuntime(path string) string {
 	return ""
 }
 
-// withDefaults fills in zero fields.
+// childEnv is the environment of a child of skill, which declares
+// secrets; withheld secrets are reported to o.Withheld.
+func (o Options) childEnv(skill string, secrets []string) []string {
+	env, withheld := childEnv(o.Env, secrets, func(name string) bool {
+		return o.Grants.Allows(skill, name) || slices.ContainsFunc(o.AllowEnv, func(n string) bool { return envKey(n) == envKey(name) })
+	})
+	if len(withheld) > 0 && o.Withheld != nil {
+		o.Withheld(skill, withheld)
+	}
+	return env
+}
+
+// withDefaults fills in zero fields (but not Timeout: see runTimeout).
 func (o Options) withDefaults() (Options, error) {
 	if o.WorkDir == "" {
 		wd, err := os.Getwd()
@@ -270,9 +301,6 @@ func (o Options) withDefaults() (Options, error) {
 		return o, err
 	}
 	o.WorkDir = wd
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
-	}
 	if o.MaxOutput <= 0 {
 		o.MaxOutput = DefaultMaxOutput
 	}

@@ -288,8 +288,8 @@ func TestRunToolEnv(t *testing.T) {
 		"NODE_OPTIONS=--require=/tmp/evil.js",
 		"OPENAI_API_KEY=declared",
 	}
-	tool := Tool{Dir: dir, Entrypoint: "env.mjs", Secrets: []string{"OPENAI_API_KEY", "UNSET_SECRET"}}
-	res, err := RunTool(context.Background(), tool, nil, Options{Env: host})
+	tool := Tool{Skill: "s", Dir: dir, Entrypoint: "env.mjs", Secrets: []string{"OPENAI_API_KEY", "UNSET_SECRET"}}
+	res, err := RunTool(context.Background(), tool, nil, Options{Env: host, Grants: Grants{"s": {"OPENAI_API_KEY", "UNSET_SECRET"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

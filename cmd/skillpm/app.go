@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/config"
+	"github.com/skillpm/skillpm/toolrun"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -29,6 +30,8 @@ type env struct {
 	debug          bool
 	stderrTTY      bool
 	cleanups       []func() // run after the command, last first
+
+	groups toolrun.Groups // the tool runs' process groups, for a second signal
 
 	config    *config.User // the user config, read once by userConfig
 	configErr error
@@ -237,7 +240,12 @@ func decorate(e *env, cmd *cli.Command) {
 
 // run is main without os.Exit, for tests.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	return runEnv(ctx, &env{stdin: stdin, stdout: stdout, stderr: stderr}, args)
+}
+
+// runEnv runs the command line args with e's streams and returns the exit
+// code.
+func runEnv(ctx context.Context, e *env, args []string) int {
 	app := newApp(e)
 	if commandName(args) == "" && (hasFlag(args, "version") || hasFlag(args, "V")) {
 		// 'skillpm --version' and '-V', as npm, cargo and uv spell it.

@@ -31,7 +31,11 @@ Examples:
 				return err
 			}
 			args := c.Args().Slice()
-			res, err := cat.UseSkill(c.Context, args[0], args[1], args[2:], runOptions(e, c))
+			run, err := runOptions(e, c)
+			if err != nil {
+				return err
+			}
+			res, err := cat.UseSkill(c.Context, args[0], args[1], args[2:], run)
 			if werr := writeJSON(e.stdout, res); werr != nil {
 				return werr
 			}

@@ -68,6 +68,8 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
+	case errors.Is(err, agent.ErrInputEnded): // mcp stopped calls still running
+		return exitToolFailed
 	case errors.Is(err, agent.ErrNotFound):
 		return exitNotFound
 	case errors.Is(err, agent.ErrSmokeInvalid), errors.Is(err, agent.ErrInvalid):
@@ -192,7 +194,7 @@ func toolHint(te *toolrun.Error) string {
 	case toolrun.ScriptNotFound:
 		return "check the script path against the skill folder's files"
 	case toolrun.ExecutionTimeout:
-		return "a tool's implementation.timeout_seconds bounds its runs; otherwise pass a longer --timeout"
+		return "each run is limited by --timeout, or by the tool's own timeout_seconds when lower (without --timeout: its own, up to 10m, else 30s); pass a longer --timeout if the tool needs more time"
 	}
 	return ""
 }

@@ -5,14 +5,48 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
+	ctx, stop := signalContext(e)
+	code := runEnv(ctx, e, os.Args)
 	stop()
 	os.Exit(code)
+}
+
+// signalContext returns a context cancelled by the first SIGINT or
+// SIGTERM, with "<signal> signal received" as its cause: commands stop
+// gracefully (a running tool's process group gets SIGTERM, then SIGKILL
+// after a grace period). A second signal does not wait for that: it kills
+// every tool process group still running and exits at once with 130.
+func signalContext(e *env) (context.Context, func()) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			cancel(fmt.Errorf("%v signal received", s))
+		case <-done:
+			return
+		}
+		select {
+		case s := <-sigs:
+			n := e.groups.KillAll()
+			fmt.Fprintf(e.stderr, "error: %v signal received again: killed %d running tool process group(s); exiting now\n", s, n)
+			os.Exit(exitInterrupted)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
 }

@@ -52,7 +52,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, err := cat.CallTool(c.Context, c.Args().First(), input, runOptions(e, c))
+			run, err := runOptions(e, c)
+			if err != nil {
+				return err
+			}
+			res, err := cat.CallTool(c.Context, c.Args().First(), input, run)
 			if res == nil {
 				return err
 			}

@@ -107,12 +107,16 @@ func testTargets(ctx context.Context, e *env, c *cli.Context) ([]*skill.Skill, e
 // (named with --debug).
 func runSmoke(ctx context.Context, e *env, c *cli.Context, skills []*skill.Skill) ([]agent.SmokeResult, error) {
 	results := []agent.SmokeResult{}
+	opts, err := runOptions(e, c)
+	if err != nil {
+		return nil, err
+	}
 	for _, s := range skills {
 		if _, ok := s.Frontmatter.Evaluation["smoke_tests"]; !ok {
 			e.debugf("test: %s has no smoke tests", s.Name())
 			continue
 		}
-		rs, err := agent.RunSmokeTests(ctx, s, runOptions(e, c))
+		rs, err := agent.RunSmokeTests(ctx, s, opts)
 		for _, r := range rs {
 			results = append(results, r)
 			if e.json {

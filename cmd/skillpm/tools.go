@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
 	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/toolrun"
 	"github.com/urfave/cli/v2"
@@ -29,19 +32,64 @@ func catalogFlags() []cli.Flag {
 func runFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "workdir", Usage: "run in `DIR` and pass it as __workDir (default: the current folder)"},
-		&cli.DurationFlag{Name: "timeout", Usage: "kill runs after `DURATION` unless a tool sets timeout_seconds; 0 means 30s"},
+		&cli.DurationFlag{Name: "timeout", Usage: "limit every run to `DURATION`; a tool's own timeout_seconds applies only when lower (default: the tool's own, at most 10m; 30s for tools without one)"},
+		&cli.StringSliceFlag{Name: "env", Usage: "let skills receive the environment variable `NAME` if they declare it as a secret (repeatable; also tools.env in config.yaml)"},
 	}
 }
 
-// runOptions turns the run flags into toolrun options. The child's live
-// stderr is copied to ours unless --quiet.
-func runOptions(e *env, c *cli.Context) toolrun.Options {
-	o := toolrun.Options{WorkDir: c.String("workdir"), Timeout: c.Duration("timeout")}
+// runOptions turns the run flags, the user config's tools.env and the
+// project's skills.yaml into toolrun options. The child's live stderr is
+// copied to ours unless --quiet; withheld secrets are warned about.
+func runOptions(e *env, c *cli.Context) (toolrun.Options, error) {
+	o := toolrun.Options{WorkDir: c.String("workdir"), Timeout: c.Duration("timeout"), Groups: &e.groups}
 	o.MaxOutput = c.Int("max-output") // 0 (also when the command has no --max-output): the default
+	if o.Timeout < 0 {
+		return o, usageErrorf(c, "--timeout %s is negative", o.Timeout)
+	}
+	for _, n := range c.StringSlice("env") {
+		if !toolrun.ValidEnvName(n) {
+			return o, usageErrorf(c, "--env %q is not an environment variable name (give the name only, not NAME=VALUE)", n)
+		}
+		o.AllowEnv = append(o.AllowEnv, n)
+	}
+	cfg, err := e.userConfig()
+	if err != nil {
+		return o, err
+	}
+	o.Grants = cfg.Tools.Env
+	if dir, err := projectDir(c); err == nil {
+		switch m, err := project.Load(dir); {
+		case err == nil:
+			// skills.yaml comes with the repository, not from the user: it
+			// may grant only names that are not sensitive.
+			safe, refused := m.Tools.Env.Untrusted()
+			for _, r := range refused {
+				if !cfg.Tools.Env.Allows(r.Skill, r.Name) {
+					e.logf("warning: %s grants %s to skill %q, but a project file may not grant a sensitive variable; allow it with --env %s or under tools.env in the user config", m.Path(), r.Name, r.Skill, r.Name)
+				}
+			}
+			o.Grants = o.Grants.Merge(safe)
+		case !errors.Is(err, project.ErrNotFound):
+			return o, err
+		}
+	}
 	if !e.quiet {
 		o.Stderr = e.stderr
 	}
-	return o
+	var mu sync.Mutex
+	warned := map[string]bool{}
+	o.Withheld = func(skill string, names []string) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, n := range names {
+			if warned[skill+"\x00"+n] {
+				continue
+			}
+			warned[skill+"\x00"+n] = true
+			e.logf("warning: skill %q declares the secret %s, which is set but not allowed for it, so it was not passed; allow it with --env %s, or with tools.env: {%s: [%s]} in the user config", skill, n, n, skill, n)
+		}
+	}
+	return o, nil
 }
 
 // loadCatalog discovers the effective skills of the project (--project,

@@ -36,11 +36,11 @@ func TestParse(t *testing.T) {
 func TestParseRefuses(t *testing.T) {
 	for _, in := range []string{
 		"",
-		"pdf-tools",                                  // a skill name, not a repository
-		"example.com/owner/repo",                     // unknown short host: needs a scheme
-		"ext::sh -c touch% /tmp/pwned",               // git's ext transport runs commands
-		"ftp://host/repo.git",                        // unsupported scheme
-		"github.com/o/r//../../etc",                  // folder escaping the repository
+		"pdf-tools",                    // a skill name, not a repository
+		"example.com/owner/repo",       // unknown short host: needs a scheme
+		"ext::sh -c touch% /tmp/pwned", // git's ext transport runs commands
+		"ftp://host/repo.git",          // unsupported scheme
+		"github.com/o/r//../../etc",    // folder escaping the repository
 		"https://h/r.git#--upload-pack=touch /tmp/x", // a ref read as an option
 		"https://h/r.git#a..b",                       // a revision range
 	} {
