@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +42,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			results, err := runSmoke(c.Context, e, c, skills)
+			results, err := runSmoke(c.Context, e, c, skills, e.stdout, e.json)
 			if e.json {
 				if werr := writeJSON(e.stdout, map[string]any{"results": results, "passed": countPassed(results), "failed": len(results) - countPassed(results)}); werr != nil {
 					return werr
@@ -102,10 +103,10 @@ func testTargets(ctx context.Context, e *env, c *cli.Context) ([]*skill.Skill, e
 	return out, nil
 }
 
-// runSmoke runs the smoke tests of skills and, unless --json, prints one
-// line per test and a summary. A skill without smoke tests is skipped
+// runSmoke runs the smoke tests of skills and, unless asJSON, prints one
+// line per test and a summary on w. A skill without smoke tests is skipped
 // (named with --debug).
-func runSmoke(ctx context.Context, e *env, c *cli.Context, skills []*skill.Skill) ([]agent.SmokeResult, error) {
+func runSmoke(ctx context.Context, e *env, c *cli.Context, skills []*skill.Skill, w io.Writer, asJSON bool) ([]agent.SmokeResult, error) {
 	results := []agent.SmokeResult{}
 	opts, err := runOptions(e, c)
 	if err != nil {
@@ -119,22 +120,22 @@ func runSmoke(ctx context.Context, e *env, c *cli.Context, skills []*skill.Skill
 		rs, err := agent.RunSmokeTests(ctx, s, opts)
 		for _, r := range rs {
 			results = append(results, r)
-			if e.json {
+			if asJSON {
 				continue
 			}
 			if r.Passed {
-				fmt.Fprintf(e.stdout, "PASS %s/%s (%s)\n", r.Skill, r.Test, r.Duration.Round(time.Millisecond))
+				fmt.Fprintf(w, "PASS %s/%s (%s)\n", r.Skill, r.Test, r.Duration.Round(time.Millisecond))
 			} else {
-				fmt.Fprintf(e.stdout, "FAIL %s/%s: %s\n", r.Skill, r.Test, r.Failure)
+				fmt.Fprintf(w, "FAIL %s/%s: %s\n", r.Skill, r.Test, r.Failure)
 			}
 		}
 		if err != nil {
 			return results, fmt.Errorf("%w (%s)", err, filepath.Join(s.Dir, skill.FileName))
 		}
 	}
-	if !e.json && !e.quiet {
+	if !asJSON && !e.quiet {
 		p := countPassed(results)
-		fmt.Fprintf(e.stdout, "%d tests: %d passed, %d failed\n", len(results), p, len(results)-p)
+		fmt.Fprintf(w, "%d tests: %d passed, %d failed\n", len(results), p, len(results)-p)
 	}
 	return results, nil
 }
@@ -152,9 +153,7 @@ func countPassed(rs []agent.SmokeResult) int {
 // publishSmokeTests runs the smoke tests of the skill being published,
 // printing results to stderr so publish's stdout stays its own.
 func publishSmokeTests(ctx context.Context, e *env, c *cli.Context, s *skill.Skill) error {
-	out := *e
-	out.stdout, out.json = e.stderr, false
-	results, err := runSmoke(ctx, &out, c, []*skill.Skill{s})
+	results, err := runSmoke(ctx, e, c, []*skill.Skill{s}, e.stderr, false)
 	if err != nil {
 		return err
 	}
