@@ -24,7 +24,7 @@ named on stderr. Tool failures come back as tool results with isError set.
 Logs go to stderr. The skill set is read once, at start. When stdin ends,
 requests already read are answered before the server exits, so a scripted
 session ('skillpm mcp < requests.jsonl') gets every response; calls still
-running 5s after the end of input are stopped (exit 12). On SIGTERM or
+running --drain (default 5s) after the end of input are stopped (exit 12). On SIGTERM or
 Ctrl-C, calls in flight are stopped at once (each tool's whole process
 group gets SIGTERM, then SIGKILL after 2s) and the server exits, with code
 130 if it stopped any; a second signal kills them outright and exits.
@@ -42,7 +42,9 @@ Examples:
   skillpm mcp -C ~/src/app --timeout 2m
   skillpm mcp --host mcp --include 'pdf-*' --max-output 8192
   npx @modelcontextprotocol/inspector --cli skillpm mcp --method tools/list`,
-		Flags: append(append(runFlags(), maxOutputFlag(), hostFlag()), append(filterFlags(), catalogFlags()...)...),
+		Flags: append(append(runFlags(), maxOutputFlag(), hostFlag(),
+			&cli.DurationFlag{Name: "drain", Value: agent.DefaultDrain, Usage: "when stdin ends, let calls already read run this long before stopping them"}),
+			append(filterFlags(), catalogFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErrorf(c, "mcp takes no arguments")
@@ -62,7 +64,10 @@ Examples:
 			srv := agent.NewServer(cat, opts)
 			e.debugf("mcp: serving %d skills, %d tools on stdio", len(cat.Skills), len(cat.Tools))
 			t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
-			return agent.Serve(c.Context, srv, t, agent.ServeOptions{})
+			if c.Duration("drain") <= 0 {
+				return usageErrorf(c, "--drain %s must be positive", c.Duration("drain"))
+			}
+			return agent.Serve(c.Context, srv, t, agent.ServeOptions{Drain: c.Duration("drain")})
 		},
 	}
 }
