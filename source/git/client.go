@@ -51,6 +51,10 @@ type Client struct {
 	CacheDir string
 	// Timeout bounds each git command; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// Stall fails a transfer over HTTP(S) that moves less than 1 KiB/s
+	// for this long (git's http.lowSpeedLimit/lowSpeedTime), as the
+	// registry client's stall timeout does; 0 means 30s.
+	Stall time.Duration
 	// Env is added to git's environment (tests set GIT_CONFIG_GLOBAL).
 	Env []string
 	// Limits bound what Export writes, as for OCI layers.
@@ -263,6 +267,13 @@ func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
 	return dir, l.Unlock, nil
 }
 
+func (c *Client) stallSeconds() int {
+	if c.Stall <= 0 {
+		return 30
+	}
+	return max(1, int(c.Stall/time.Second))
+}
+
 func (c *Client) has(ctx context.Context, dir, commit string) bool {
 	_, err := c.run(ctx, dir, "cat-file", "-e", commit+"^{commit}")
 	return err == nil
@@ -291,6 +302,8 @@ func (c *Client) command(ctx context.Context, dir string, args ...string) *exec.
 		"-c", "protocol.ext.allow=never",
 		"-c", "protocol.file.allow=always",
 		"-c", "fetch.fsckObjects=true",
+		"-c", "http.lowSpeedLimit=1024",
+		"-c", fmt.Sprintf("http.lowSpeedTime=%d", c.stallSeconds()),
 	}, args...)
 	cmd := exec.CommandContext(ctx, bin, full...)
 	cmd.Dir = dir
