@@ -85,7 +85,7 @@ func (v *Verifier) AuditThreshold(repo string) AuditThreshold {
 }
 
 // AuditError is a skill whose content audit found problems its trust
-// policy refuses. It wraps ErrPolicy and audit.ErrFindings.
+// policy refuses. It matches ErrPolicy.
 type AuditError struct {
 	// Skill names the skill (its folder's name).
 	Skill string
@@ -97,7 +97,7 @@ type AuditError struct {
 }
 
 func (e *AuditError) Error() string {
-	return fmt.Sprintf("%s; the trust policy refuses findings at or above %s (%s); 'skillpm audit' on the skill lists every finding", e.Summary(), e.Threshold.FailOn, e.Threshold.Policy)
+	return fmt.Sprintf("%s; the trust policy refuses findings at or above %s (%s)", e.Summary(), e.Threshold.FailOn, e.Threshold.Policy)
 }
 
 // Summary names the worst finding, its rule and file, and how many more
@@ -112,11 +112,9 @@ func (e *AuditError) Summary() string {
 	return b.String()
 }
 
-// Is makes errors.Is true for ErrPolicy (the policy refused it, exit 9)
-// and audit.ErrFindings.
-func (e *AuditError) Is(target error) bool {
-	return target == ErrPolicy || target == audit.ErrFindings
-}
+// Is makes errors.Is(err, ErrPolicy) true: the trust policy refused the
+// skill.
+func (e *AuditError) Is(target error) bool { return target == ErrPolicy }
 
 // Audit scans the skill folder dir, from repo (as skills.lock writes
 // it), when the policy audits repo, and returns an *AuditError when

@@ -113,7 +113,7 @@ func TestAuditThresholdLayers(t *testing.T) {
 			// critical) whatever the project says.
 			_, err = v.Audit(context.Background(), repo, "evil", hostileSkill(t, t.TempDir()))
 			var ae *AuditError
-			if !errors.As(err, &ae) || !errors.Is(err, ErrPolicy) || !errors.Is(err, audit.ErrFindings) {
+			if !errors.As(err, &ae) || !errors.Is(err, ErrPolicy) {
 				t.Fatalf("Audit = %v, want an *AuditError that is ErrPolicy", err)
 			}
 			for _, s := range []string{"audit rule download-exec (critical) at scripts/setup.sh:2", "at or above " + tc.want.String(), tc.wantLayer} {
