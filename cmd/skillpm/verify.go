@@ -65,16 +65,19 @@ Examples:
 
 // verifyRow is one skill's verification.
 type verifyRow struct {
-	Name       string   `json:"name,omitempty"`
-	Version    string   `json:"version,omitempty"`
-	Repository string   `json:"repository"`
-	Manifest   string   `json:"manifest"`
-	Signer     string   `json:"signer,omitempty"`
-	Provenance string   `json:"provenance,omitempty"`
-	VettedBy   string   `json:"vettedBy,omitempty"` // the mirror that vetted it
-	Status     string   `json:"status"`             // ok, policy, tampered, network, error
-	Problems   []string `json:"problems,omitempty"`
-	Installed  string   `json:"installed,omitempty"`
+	Name       string `json:"name,omitempty"`
+	Version    string `json:"version,omitempty"`
+	Repository string `json:"repository"`
+	Manifest   string `json:"manifest"`
+	Signer     string `json:"signer,omitempty"`
+	Provenance string `json:"provenance,omitempty"`
+	VettedBy   string `json:"vettedBy,omitempty"` // the mirror that vetted it
+	// Vetting is the mirror's verified vetted statement (its checks and
+	// audit result), when the policy asked for one.
+	Vetting   *verify.Vetting `json:"vetting,omitempty"`
+	Status    string          `json:"status"` // ok, policy, tampered, network, error
+	Problems  []string        `json:"problems,omitempty"`
+	Installed string          `json:"installed,omitempty"`
 	// Policy is the effective trust rule applied: every policy layer's
 	// rule for the repository.
 	Policy *verify.EffectiveRule `json:"policy,omitempty"`
@@ -174,7 +177,7 @@ func checkSignature(ctx context.Context, c *registry.Client, v *verify.Verifier,
 	row.Policy = v.Effective(repo)
 	res, err := verify.Check(ctx, c, v, repo, ref)
 	if res != nil {
-		row.Signer, row.VettedBy = res.Signer, res.VettedBy
+		row.Signer, row.VettedBy, row.Vetting = res.Signer, res.VettedBy, res.Vetting
 		if res.Provenance != nil {
 			row.Provenance = res.Provenance.SourceRepository
 			if row.Provenance == "" {
