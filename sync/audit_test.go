@@ -126,6 +126,8 @@ func TestLoadConfigAudit(t *testing.T) {
 		{"policy:\n  audit:\n    fail_on: none\n", `policy.audit.fail_on "none"`},
 		{"policy:\n  audit: {}\n", `policy.audit.fail_on ""`},
 		{"policy:\n  audit:\n    failon: high\n", "field failon not found"},
+		{"policy:\n  audit:\n  fail_on: high\n", "field fail_on not found"},
+		{"policy:\n  audit:\n", "policy.audit has no value"},
 	} {
 		os.WriteFile(p, []byte(tc.body), 0o644)
 		c, err := LoadConfig(p)

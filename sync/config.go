@@ -152,6 +152,10 @@ func LoadConfig(p string) (*Config, error) {
 	if err := dec.Decode(&c); err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w: %v", p, ErrConfig, err)
 	}
+	if emptyAudit(data) {
+		// Decoded, "audit:" with its fail_on mis-indented is no audit.
+		return nil, fmt.Errorf("%s: %w: policy.audit has no value; give it fail_on: (or remove it)", p, ErrConfig)
+	}
 	if err := c.compile(); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
@@ -171,6 +175,27 @@ func LoadConfig(p string) (*Config, error) {
 		c.Attest.Key = abs(c.Attest.Key)
 	}
 	return &c, nil
+}
+
+// emptyAudit reports whether policy.audit is present with no value.
+func emptyAudit(data []byte) bool {
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 {
+		return false
+	}
+	child := func(m *yaml.Node, key string) *yaml.Node {
+		if m == nil || m.Kind != yaml.MappingNode {
+			return nil
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == key {
+				return m.Content[i+1]
+			}
+		}
+		return nil
+	}
+	a := child(child(root.Content[0], "policy"), "audit")
+	return a != nil && a.Kind == yaml.ScalarNode && a.Tag == "!!null"
 }
 
 // ErrConfig marks a sync configuration that cannot be used.

@@ -51,6 +51,7 @@ func TestParsePolicyAudit(t *testing.T) {
 		{name: "unknown severity", text: "version: 1\nrules:\n  - prefix: \"*\"\n    audit: {fail_on: severe}\n", wantErr: `:3: prefix "*": audit.fail_on: unknown severity "severe"`},
 		{name: "missing fail_on", text: "version: 1\nrules:\n  - prefix: \"*\"\n    audit: {}\n", wantErr: "audit needs fail_on"},
 		{name: "empty block", text: "version: 1\nrules:\n  - prefix: \"*\"\n    audit:\n", wantErr: ":4: audit: has no value; give it fail_on:"},
+		{name: "empty vetted audit", text: "version: 1\nrules:\n  - prefix: \"*\"\n    vetted:\n      keys: [k.pub]\n      audit:\n", wantErr: ":6: vetted.audit: has no value; give it fail_on:"},
 		{name: "misspelt key", text: "version: 1\nrules:\n  - prefix: \"*\"\n    audit: {failOn: high}\n", wantErr: "field failOn not found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -114,7 +114,7 @@ func ParsePolicy(path string, data []byte) (*Policy, error) {
 		// Decoded, an empty block is no block: "vetted:" with its keys
 		// mis-indented would demand nothing, without a word.
 		want := "keys: or identities:"
-		if key == "audit" {
+		if strings.HasSuffix(key, "audit") {
 			want = "fail_on:"
 		}
 		return nil, &policyFileError{file: name, line: line, msg: fmt.Sprintf("%s: has no value; give it %s (or remove it)", key, want)}
@@ -165,6 +165,13 @@ func emptyRuleBlock(root *yaml.Node) (int, string) {
 				k, v := rule.Content[j], rule.Content[j+1]
 				if (k.Value == "vetted" || k.Value == "provenance" || k.Value == "audit") && v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
 					return k.Line, k.Value
+				}
+				if k.Value == "vetted" && v.Kind == yaml.MappingNode {
+					for n := 0; n+1 < len(v.Content); n += 2 {
+						if vk, vv := v.Content[n], v.Content[n+1]; vk.Value == "audit" && vv.Kind == yaml.ScalarNode && vv.Tag == "!!null" {
+							return vk.Line, "vetted.audit"
+						}
+					}
 				}
 			}
 		}
