@@ -65,19 +65,19 @@ Examples:
 
 // verifyRow is one skill's verification.
 type verifyRow struct {
-	Name       string `json:"name,omitempty"`
-	Version    string `json:"version,omitempty"`
-	Repository string `json:"repository"`
-	Manifest   string `json:"manifest"`
-	Signer     string `json:"signer,omitempty"`
-	Provenance string `json:"provenance,omitempty"`
-	VettedBy   string `json:"vettedBy,omitempty"` // the mirror that vetted it
+	Name       string   `json:"name,omitempty"`
+	Version    string   `json:"version,omitempty"`
+	Repository string   `json:"repository"`
+	Manifest   string   `json:"manifest"`
+	Signer     string   `json:"signer,omitempty"`
+	Provenance string   `json:"provenance,omitempty"`
+	VettedBy   string   `json:"vettedBy,omitempty"` // the mirror that vetted it
+	Status     string   `json:"status"`             // ok, policy, tampered, network, error
+	Problems   []string `json:"problems,omitempty"`
+	Installed  string   `json:"installed,omitempty"`
 	// Vetting is the mirror's verified vetted statement (its checks and
 	// audit result), when the policy asked for one.
-	Vetting   *verify.Vetting `json:"vetting,omitempty"`
-	Status    string          `json:"status"` // ok, policy, tampered, network, error
-	Problems  []string        `json:"problems,omitempty"`
-	Installed string          `json:"installed,omitempty"`
+	Vetting *verify.Vetting `json:"vetting,omitempty"`
 	// Policy is the effective trust rule applied: every policy layer's
 	// rule for the repository.
 	Policy *verify.EffectiveRule `json:"policy,omitempty"`
