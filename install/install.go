@@ -60,6 +60,12 @@ type Options struct {
 	// target outside them fails the run before anything is read or
 	// written. The zero value checks nothing.
 	Bounds Bounds
+	// Vet, when set, judges every skill that is installed or updated,
+	// once per skill however many targets it goes to, after its content
+	// is staged and digest-checked and before anything is swapped into a
+	// target (a trust policy's audit: rule). An error fails the run with
+	// every target as it was.
+	Vet VetFunc
 	// CrashAfterSwapsForTesting, when positive, makes the process kill
 	// itself with SIGKILL after that many skills were swapped into place:
 	// the e2e suite's way to crash an install at a known point.
@@ -126,10 +132,11 @@ func Sync(ctx context.Context, lock *lockfile.File, opts Options) (*Result, erro
 		}
 	}()
 	swaps := 0
+	vet := newVetOnce(opts.Vet)
 	for _, t := range targets {
 		p, err := plan(t, lock, opts)
 		if p != nil {
-			p.swaps = &swaps
+			p.swaps, p.vet = &swaps, vet
 			plans = append(plans, p)
 		}
 		if err != nil {
@@ -183,6 +190,7 @@ type targetPlan struct {
 	created     string           // the highest folder prepare created, if any
 	done        bool             // commit finished
 	swaps       *int             // swaps so far across targets (testing)
+	vet         *vetOnce         // Options.Vet, shared across targets
 }
 
 func (p *targetPlan) changes() []Change {
@@ -410,6 +418,9 @@ func (p *targetPlan) prepare(ctx context.Context, opts Options) error {
 			t, err := HashTree(dst)
 			if err != nil {
 				return err
+			}
+			if err := p.vet.check(gctx, s.skill, dst); err != nil {
+				return fmt.Errorf("install %s %s: %w", s.Name, s.Version, err)
 			}
 			results <- out{s.Name, t}
 			return nil

@@ -361,6 +361,7 @@ func (m *Manager) Install(ctx context.Context, lock *lockfile.File, force, dryRu
 		Owner:                     m.owner(),
 		Bounds:                    m.Bounds(),
 		CrashAfterSwapsForTesting: m.CrashAfterSwapsForTesting,
+		Vet:                       m.vet(), // the trust policy's audit: rules (vet.go)
 	})
 }
 

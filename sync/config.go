@@ -24,6 +24,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillpm/skillpm/audit"
 	"github.com/skillpm/skillpm/skill"
 )
 
@@ -88,6 +89,26 @@ type Policy struct {
 	Permissions PermissionPolicy `yaml:"permissions"`
 	// Signature, when set, requires a signature by a trusted identity.
 	Signature *SignaturePolicy `yaml:"signature"`
+	// Audit, when set, rejects versions whose content audit (package
+	// audit) finds problems at or above FailOn.
+	Audit *AuditPolicy `yaml:"audit"`
+}
+
+// AuditPolicy is the content audit a version must pass.
+type AuditPolicy struct {
+	// FailOn is the lowest severity that rejects a version: critical,
+	// high, medium or low.
+	FailOn string `yaml:"fail_on"`
+
+	failOn audit.Severity
+}
+
+// threshold is FailOn, compiled (a Policy built in code is parsed here).
+func (a *AuditPolicy) threshold() audit.Severity {
+	if a.failOn == audit.None {
+		a.failOn, _ = audit.ParseSeverity(a.FailOn)
+	}
+	return a.failOn
 }
 
 // PermissionPolicy is an allow-list for the permissions a skill declares
@@ -131,6 +152,10 @@ func LoadConfig(p string) (*Config, error) {
 	if err := dec.Decode(&c); err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w: %v", p, ErrConfig, err)
 	}
+	if emptyAudit(data) {
+		// Decoded, "audit:" with its fail_on mis-indented is no audit.
+		return nil, fmt.Errorf("%s: %w: policy.audit has no value; give it fail_on: (or remove it)", p, ErrConfig)
+	}
 	if err := c.compile(); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
@@ -150,6 +175,27 @@ func LoadConfig(p string) (*Config, error) {
 		c.Attest.Key = abs(c.Attest.Key)
 	}
 	return &c, nil
+}
+
+// emptyAudit reports whether policy.audit is present with no value.
+func emptyAudit(data []byte) bool {
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 {
+		return false
+	}
+	child := func(m *yaml.Node, key string) *yaml.Node {
+		if m == nil || m.Kind != yaml.MappingNode {
+			return nil
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == key {
+				return m.Content[i+1]
+			}
+		}
+		return nil
+	}
+	a := child(child(root.Content[0], "policy"), "audit")
+	return a != nil && a.Kind == yaml.ScalarNode && a.Tag == "!!null"
 }
 
 // ErrConfig marks a sync configuration that cannot be used.
@@ -182,6 +228,13 @@ func (c *Config) compile() error {
 	if sp := c.Policy.Signature; sp != nil && sp.Policy == "" && len(sp.Keys) == 0 {
 		return fmt.Errorf("%w: policy.signature needs a trust policy file (policy:) or public keys (keys:)", ErrConfig)
 	}
+	if a := c.Policy.Audit; a != nil {
+		s, err := audit.ParseSeverity(a.FailOn)
+		if err != nil || s == audit.None {
+			return fmt.Errorf("%w: policy.audit.fail_on %q: want critical, high, medium or low", ErrConfig, a.FailOn)
+		}
+		a.failOn = s
+	}
 	switch c.Policy.Lint {
 	case "", "none", "error", "warning":
 	default:
@@ -195,7 +248,7 @@ func (c *Config) compile() error {
 
 // Checks names what the policy checks, as a vetted attestation records
 // it: "signature", "lint:error" or "lint:warning", "license",
-// "permissions".
+// "audit:SEVERITY" (the audit's fail_on), "permissions".
 func (p *Policy) Checks() []string {
 	var out []string
 	if p.Signature != nil {
@@ -206,6 +259,9 @@ func (p *Policy) Checks() []string {
 	}
 	if len(p.Licenses) > 0 {
 		out = append(out, "license")
+	}
+	if p.Audit != nil {
+		out = append(out, "audit:"+p.Audit.threshold().String())
 	}
 	pp := p.Permissions
 	if pp.Network != nil || pp.Subprocess != nil || pp.FilesystemWrite != nil || pp.RequireDeclared {

@@ -7,6 +7,9 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/skillpm/skillpm/audit"
+	"github.com/skillpm/skillpm/verify"
 )
 
 // Action is what a run did with one version.
@@ -41,7 +44,7 @@ type Item struct {
 	Digest     string `json:"digest,omitempty"`
 	Action     Action `json:"action"`
 	// Check is the vetting check a rejected version failed: lint,
-	// license, permissions, signature, content or digest.
+	// license, permissions, audit, signature, content or digest.
 	Check  string `json:"check,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	// Referrers counts the upstream referrers (signatures,
@@ -53,6 +56,12 @@ type Item struct {
 	// Attested is true when this run attached the mirror's vetted
 	// attestation (or, in a dry run, would).
 	Attested bool `json:"attested,omitempty"`
+	// Findings are the audit findings that rejected the version (check
+	// "audit"), worst first.
+	Findings []audit.Finding `json:"findings,omitempty"`
+	// Audit is the content audit's result for an accepted version, when
+	// the policy audits; the vetted attestation records the same.
+	Audit *verify.AuditSummary `json:"audit,omitempty"`
 
 	err error
 }

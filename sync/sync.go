@@ -254,22 +254,22 @@ func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, s
 		}
 	}
 
-	signer, rej, err := r.vetVersion(ctx, src, srcRef.WithDigest(desc.Digest), desc, refs)
+	vd, rej, err := r.vetVersion(ctx, src, srcRef.WithDigest(desc.Digest), desc, refs)
 	if err != nil {
 		return failed(err)
 	}
 	if rej != nil {
-		it.Action, it.Check, it.Reason = ActionRejected, rej.Check, rej.Reason
+		it.Action, it.Check, it.Reason, it.Findings = ActionRejected, rej.Check, rej.Reason, rej.Findings
 		return it
 	}
-	it.Signer = signer
+	it.Signer, it.Audit = vd.signer, vd.audit
 	if r.opts.DryRun {
 		it.Action, it.Attested = ActionPlanned, r.attesting()
 		return it
 	}
 	var att *registry.Referrer
 	if r.attesting() {
-		if att, err = r.attestation(ctx, srcRef, m.ref, desc, signer); err != nil {
+		if att, err = r.attestation(ctx, srcRef, m.ref, desc, vd); err != nil {
 			return failed(err)
 		}
 	}
@@ -300,12 +300,13 @@ func (r *runner) attesting() bool {
 
 // attestation signs the mirror's vetted statement about desc. It is
 // made once per version, so that a retried copy attaches the same bytes.
-func (r *runner) attestation(ctx context.Context, srcRef, dstRef registry.Reference, desc ocispec.Descriptor, signer string) (*registry.Referrer, error) {
+func (r *runner) attestation(ctx context.Context, srcRef, dstRef registry.Reference, desc ocispec.Descriptor, vd verdict) (*registry.Referrer, error) {
 	v := verify.Vetting{
 		Upstream: srcRef.Repo(),
 		Mirror:   dstRef.Repo(),
 		Checks:   r.opts.Config.Policy.Checks(),
-		Signer:   signer,
+		Signer:   vd.signer,
+		Audit:    vd.audit,
 		VettedAt: time.Now().UTC().Truncate(time.Second),
 	}
 	if v.Checks == nil {
@@ -351,6 +352,7 @@ func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *d
 		return it
 	}
 	var why []string
+	var vd verdict
 	if len(lacking) > 0 {
 		// Vetted when it was copied; only referrers are missing.
 		why = append(why, fmt.Sprintf("%d missing referrers", len(lacking)))
@@ -358,16 +360,17 @@ func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *d
 	if unattested {
 		// Copied before this mirror attested (or attested by another
 		// key): vet it again before vouching for it.
-		signer, rej, err := r.vetVersion(ctx, src, srcRef.WithDigest(desc.Digest), desc, refs)
-		if err != nil {
+		var rej *Rejection
+		var err error
+		if vd, rej, err = r.vetVersion(ctx, src, srcRef.WithDigest(desc.Digest), desc, refs); err != nil {
 			return failed(err)
 		}
 		if rej != nil {
-			it.Action, it.Check = ActionRejected, rej.Check
+			it.Action, it.Check, it.Findings = ActionRejected, rej.Check, rej.Findings
 			it.Reason = "on the mirror without a vetted attestation, and now fails vetting: " + rej.Reason
 			return it
 		}
-		it.Signer = signer
+		it.Signer, it.Audit = vd.signer, vd.audit
 		why = append(why, "vetted attestation added")
 	}
 	it.Action, it.Reason = ActionCopied, strings.Join(why, "; ")
@@ -378,7 +381,7 @@ func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *d
 	var att *registry.Referrer
 	if unattested {
 		var err error
-		if att, err = r.attestation(ctx, srcRef, m.ref, desc, it.Signer); err != nil {
+		if att, err = r.attestation(ctx, srcRef, m.ref, desc, vd); err != nil {
 			return failed(err)
 		}
 	}
@@ -392,10 +395,10 @@ func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *d
 // vetVersion pulls the version into a temporary folder and vets it. A
 // version that cannot be read as a skill, or does not match its digests,
 // is rejected; a registry fault is an error.
-func (r *runner) vetVersion(ctx context.Context, src registry.Target, ref registry.Reference, desc ocispec.Descriptor, refs []ocispec.Descriptor) (string, *Rejection, error) {
+func (r *runner) vetVersion(ctx context.Context, src registry.Target, ref registry.Reference, desc ocispec.Descriptor, refs []ocispec.Descriptor) (verdict, *Rejection, error) {
 	tmp, err := os.MkdirTemp(r.opts.TempDir, "skillpm-sync-")
 	if err != nil {
-		return "", nil, err
+		return verdict{}, nil, err
 	}
 	defer os.RemoveAll(tmp)
 	var dir string
@@ -412,10 +415,10 @@ func (r *runner) vetVersion(ctx context.Context, src registry.Target, ref regist
 	if err != nil {
 		for _, k := range []error{registry.ErrIntegrity, registry.ErrUnsafeArchive, registry.ErrNotSkill} {
 			if errors.Is(err, k) {
-				return "", &Rejection{"content", err.Error()}, nil
+				return verdict{}, &Rejection{Check: "content", Reason: err.Error()}, nil
 			}
 		}
-		return "", nil, err
+		return verdict{}, nil, err
 	}
 	c := &Candidate{Repo: ref, Manifest: desc, Referrers: refs, Dir: dir, Config: res.Config}
 	c.Skill, _ = skill.Load(dir) // lint reports a broken skill

@@ -10,8 +10,10 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/skillpm/skillpm/audit"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/skill"
+	"github.com/skillpm/skillpm/verify"
 )
 
 // ArtifactTypeSigstoreBundle is the artifactType of signature and
@@ -50,8 +52,11 @@ type Candidate struct {
 
 // Rejection says why a version failed vetting.
 type Rejection struct {
-	Check  string // "lint", "license", "permissions", "signature"
+	Check  string // "lint", "license", "permissions", "audit", "signature"
 	Reason string
+	// Findings are the audit findings that rejected it (check "audit"),
+	// worst first.
+	Findings []audit.Finding
 }
 
 func (r *Rejection) Error() string { return r.Check + ": " + r.Reason }
@@ -63,11 +68,19 @@ type vetter struct {
 	verifier SignatureVerifier
 }
 
-// vet returns nil when c passes every check, else the first failure.
-// The signer is the verified identity, when signatures were checked. A
+// verdict is what vetting established about an accepted version, for
+// its report line and vetted attestation.
+type verdict struct {
+	// signer is the verified identity, when signatures were checked.
+	signer string
+	// audit is the content audit's result, when the policy audits.
+	audit *verify.AuditSummary
+}
+
+// vet returns nil when c passes every check, else the first failure. A
 // registry that fails while signatures are fetched is an error, not a
 // rejection: the next run tries again.
-func (v *vetter) vet(ctx context.Context, src registry.Target, c *Candidate) (signer string, rej *Rejection, err error) {
+func (v *vetter) vet(ctx context.Context, src registry.Target, c *Candidate) (vd verdict, rej *Rejection, err error) {
 	if opts, ok := v.policy.lintOptions(); ok {
 		res := v.linter.Lint(c.Dir, opts)
 		if n := res.Errors(); n > 0 {
@@ -77,32 +90,38 @@ func (v *vetter) vet(ctx context.Context, src registry.Target, c *Candidate) (si
 					first = append(first, "["+d.Rule+"] "+d.Message)
 				}
 			}
-			return "", &Rejection{"lint", fmt.Sprintf("%d lint findings at level %s: %s", n, v.policy.Lint, strings.Join(first, "; "))}, nil
+			return vd, &Rejection{Check: "lint", Reason: fmt.Sprintf("%d lint findings at level %s: %s", n, v.policy.Lint, strings.Join(first, "; "))}, nil
 		}
 	}
 	if r := checkLicense(v.policy.Licenses, license(c)); r != nil {
-		return "", r, nil
+		return vd, r, nil
 	}
 	if r := checkPermissions(v.policy.Permissions, permissions(c)); r != nil {
-		return "", r, nil
+		return vd, r, nil
+	}
+	if ap := v.policy.Audit; ap != nil {
+		var r *Rejection
+		if vd.audit, r, err = vetAudit(ctx, ap, c); r != nil || err != nil {
+			return vd, r, err
+		}
 	}
 	if sp := v.policy.Signature; sp != nil {
 		if !slices.ContainsFunc(c.Referrers, func(d ocispec.Descriptor) bool { return d.ArtifactType == ArtifactTypeSigstoreBundle }) {
-			return "", &Rejection{"signature", ErrUnsigned.Error() + " (no " + ArtifactTypeSigstoreBundle + " referrer)"}, nil
+			return vd, &Rejection{Check: "signature", Reason: ErrUnsigned.Error() + " (no " + ArtifactTypeSigstoreBundle + " referrer)"}, nil
 		}
 		if v.verifier == nil {
-			return "", &Rejection{"signature", ErrNoTrustPolicy.Error()}, nil
+			return vd, &Rejection{Check: "signature", Reason: ErrNoTrustPolicy.Error()}, nil
 		}
 		id, err := v.verifier.VerifySignature(ctx, src, c.Repo, c.Manifest, c.Referrers, sp)
 		switch {
 		case errors.Is(err, registry.ErrNetwork), errors.Is(err, registry.ErrUnauthorized), errors.Is(err, context.Canceled):
-			return "", nil, fmt.Errorf("verify signatures of %s: %w", c.Repo, err)
+			return vd, nil, fmt.Errorf("verify signatures of %s: %w", c.Repo, err)
 		case err != nil:
-			return "", &Rejection{"signature", err.Error()}, nil
+			return vd, &Rejection{Check: "signature", Reason: err.Error()}, nil
 		}
-		return id, nil, nil
+		vd.signer = id
 	}
-	return "", nil, nil
+	return vd, nil, nil
 }
 
 func license(c *Candidate) string {
@@ -133,7 +152,7 @@ func checkLicense(allowed []string, expr string) *Rejection {
 		return nil
 	}
 	if strings.TrimSpace(expr) == "" {
-		return &Rejection{"license", fmt.Sprintf("no license declared; allowed: %s", strings.Join(allowed, ", "))}
+		return &Rejection{Check: "license", Reason: fmt.Sprintf("no license declared; allowed: %s", strings.Join(allowed, ", "))}
 	}
 	ok := func(id string) bool {
 		id = strings.Trim(strings.TrimSpace(id), "()")
@@ -148,7 +167,7 @@ func checkLicense(allowed []string, expr string) *Rejection {
 			return nil
 		}
 	}
-	return &Rejection{"license", fmt.Sprintf("license %q is not allowed; allowed: %s", expr, strings.Join(allowed, ", "))}
+	return &Rejection{Check: "license", Reason: fmt.Sprintf("license %q is not allowed; allowed: %s", expr, strings.Join(allowed, ", "))}
 }
 
 func splitWord(s, word string) []string {
@@ -170,24 +189,24 @@ func splitWord(s, word string) []string {
 func checkPermissions(p PermissionPolicy, got *skill.Permissions) *Rejection {
 	if got == nil {
 		if p.RequireDeclared {
-			return &Rejection{"permissions", "the skill declares no permissions and the policy requires them"}
+			return &Rejection{Check: "permissions", Reason: "the skill declares no permissions and the policy requires them"}
 		}
 		return nil
 	}
 	if p.Subprocess != nil && !*p.Subprocess && got.Processes.AllowSubprocess {
-		return &Rejection{"permissions", "declares allow_subprocess; the policy allows no subprocesses"}
+		return &Rejection{Check: "permissions", Reason: "declares allow_subprocess; the policy allows no subprocesses"}
 	}
 	if p.Network != nil {
 		for _, h := range got.Network.Outbound {
 			if !allowedPattern(*p.Network, h) {
-				return &Rejection{"permissions", fmt.Sprintf("declares outbound network access to %q; allowed: %s", h, listOrNone(*p.Network))}
+				return &Rejection{Check: "permissions", Reason: fmt.Sprintf("declares outbound network access to %q; allowed: %s", h, listOrNone(*p.Network))}
 			}
 		}
 	}
 	if p.FilesystemWrite != nil {
 		for _, w := range got.Filesystem.Write {
 			if !allowedPattern(*p.FilesystemWrite, w) {
-				return &Rejection{"permissions", fmt.Sprintf("declares filesystem write access to %q; allowed: %s", w, listOrNone(*p.FilesystemWrite))}
+				return &Rejection{Check: "permissions", Reason: fmt.Sprintf("declares filesystem write access to %q; allowed: %s", w, listOrNone(*p.FilesystemWrite))}
 			}
 		}
 	}
@@ -213,4 +232,24 @@ func listOrNone(l []string) string {
 		return "none"
 	}
 	return strings.Join(l, ", ")
+}
+
+// vetAudit scans the candidate's folder and rejects it when findings
+// reach the policy's fail_on. Inline suppressions in upstream content
+// do not count: the content is not the mirror's to vouch for. A folder
+// the scanner cannot read as a skill is rejected too.
+func vetAudit(ctx context.Context, ap *AuditPolicy, c *Candidate) (*verify.AuditSummary, *Rejection, error) {
+	rep, err := audit.Scan(ctx, c.Dir, audit.Options{})
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return nil, nil, err
+	case err != nil:
+		return nil, &Rejection{Check: "audit", Reason: err.Error()}, nil
+	}
+	t := ap.threshold()
+	var ae *verify.AuditError
+	if errors.As(verify.CheckAudit(rep, verify.AuditThreshold{FailOn: t}), &ae) {
+		return nil, &Rejection{Check: "audit", Reason: strings.TrimPrefix(ae.Summary(), "audit "), Findings: ae.Findings}, nil
+	}
+	return verify.SummarizeAudit(rep, t), nil, nil
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	"github.com/sigstore/sigstore-go/pkg/root"
+
+	"github.com/skillpm/skillpm/audit"
 )
 
 // Layer is one policy of a layered trust policy, and where it came from.
@@ -161,6 +163,9 @@ type EffectiveRule struct {
 	Provenance []string `json:"provenance,omitempty"`
 	// Vetted is true when some layer demands a vetted attestation.
 	Vetted bool `json:"vetted,omitempty"`
+	// Audit is the strictest audit fail_on of the layers' rules, "" when
+	// none audits.
+	Audit string `json:"audit,omitempty"`
 	// Rules are the matching rules, floors first.
 	Rules []AppliedRule `json:"rules"`
 }
@@ -181,6 +186,7 @@ type AppliedRule struct {
 	// Provenance is the source pattern provenance must match.
 	Provenance string      `json:"provenance,omitempty"`
 	Vetted     *VettedRule `json:"vetted,omitempty"`
+	Audit      *AuditRule  `json:"audit,omitempty"`
 	// TrustedRoot verifies this layer's keyless signatures ("" is the
 	// public-good root, or material given in code).
 	TrustedRoot string `json:"trustedRoot,omitempty"`
@@ -192,6 +198,7 @@ type AppliedRule struct {
 // rule for repo.
 func Effective(layers []Layer, repo string) *EffectiveRule {
 	var e EffectiveRule
+	failOn := audit.None
 	for _, l := range layers {
 		if l.Policy == nil {
 			continue
@@ -209,11 +216,17 @@ func Effective(layers []Layer, repo string) *EffectiveRule {
 			e.Provenance = append(e.Provenance, a.Provenance)
 		}
 		if r.Vetted != nil {
-			vr := &VettedRule{Identities: r.Vetted.Identities}
+			vr := &VettedRule{Identities: r.Vetted.Identities, Audit: r.Vetted.Audit}
 			for _, k := range r.Vetted.Keys {
 				vr.Keys = append(vr.Keys, l.Policy.resolve(k))
 			}
 			a.Vetted, e.Vetted = vr, true
+		}
+		if r.Audit != nil {
+			a.Audit = r.Audit
+			if s := r.Audit.Severity(); s > audit.None && (failOn == audit.None || s < failOn) {
+				failOn = s
+			}
 		}
 		if l.Policy.TrustedRoot != "" && len(r.Identities) > 0 {
 			a.TrustedRoot = l.Policy.resolve(l.Policy.TrustedRoot)
@@ -228,6 +241,9 @@ func Effective(layers []Layer, repo string) *EffectiveRule {
 	}
 	if e.Require == "" {
 		e.Require = RequireNone
+	}
+	if failOn > audit.None {
+		e.Audit = failOn.String()
 	}
 	return &e
 }

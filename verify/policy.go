@@ -59,6 +59,9 @@ type Rule struct {
 	// from one of its signers, whatever Require says. A rule with only
 	// a vetted: block trusts the mirror's vetting alone.
 	Vetted *VettedRule `yaml:"vetted,omitempty"`
+	// Audit, when set, refuses to install skills whose content audit
+	// (package audit) finds problems at or above Audit.FailOn.
+	Audit *AuditRule `yaml:"audit,omitempty"`
 
 	line int
 	keys []*ecdsa.PublicKey
@@ -110,7 +113,11 @@ func ParsePolicy(path string, data []byte) (*Policy, error) {
 	if line, key := emptyRuleBlock(&root); key != "" {
 		// Decoded, an empty block is no block: "vetted:" with its keys
 		// mis-indented would demand nothing, without a word.
-		return nil, &policyFileError{file: name, line: line, msg: fmt.Sprintf("%s: has no value; give it keys: or identities: (or remove it)", key)}
+		want := "keys: or identities:"
+		if strings.HasSuffix(key, "audit") {
+			want = "fail_on:"
+		}
+		return nil, &policyFileError{file: name, line: line, msg: fmt.Sprintf("%s: has no value; give it %s (or remove it)", key, want)}
 	}
 	lines := ruleLines(&root)
 	for i := range p.Rules {
@@ -142,7 +149,7 @@ func ruleLines(root *yaml.Node) []int {
 	return nil
 }
 
-// emptyRuleBlock finds a rule's vetted: or provenance: key with no value
+// emptyRuleBlock finds a rule's vetted:, provenance: or audit: key with no value
 // and returns its line and name.
 func emptyRuleBlock(root *yaml.Node) (int, string) {
 	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
@@ -156,8 +163,15 @@ func emptyRuleBlock(root *yaml.Node) (int, string) {
 		for _, rule := range m.Content[i+1].Content {
 			for j := 0; j+1 < len(rule.Content); j += 2 {
 				k, v := rule.Content[j], rule.Content[j+1]
-				if (k.Value == "vetted" || k.Value == "provenance") && v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+				if (k.Value == "vetted" || k.Value == "provenance" || k.Value == "audit") && v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
 					return k.Line, k.Value
+				}
+				if k.Value == "vetted" && v.Kind == yaml.MappingNode {
+					for n := 0; n+1 < len(v.Content); n += 2 {
+						if vk, vv := v.Content[n], v.Content[n+1]; vk.Value == "audit" && vv.Kind == yaml.ScalarNode && vv.Tag == "!!null" {
+							return vk.Line, "vetted.audit"
+						}
+					}
 				}
 			}
 		}
@@ -199,8 +213,8 @@ func (p *Policy) validate(name string) error {
 		seen[r.Prefix] = true
 		if r.Require == "" {
 			r.Require = RequireSigned
-			if r.Vetted != nil && len(r.Keys) == 0 && len(r.Identities) == 0 {
-				r.Require = RequireNone // the vetted attestation is the requirement
+			if (r.Vetted != nil || r.Audit != nil) && len(r.Keys) == 0 && len(r.Identities) == 0 {
+				r.Require = RequireNone // the vetted attestation, or the audit, is the requirement
 			}
 		}
 		if r.Require != RequireSigned && r.Require != RequireNone {
@@ -219,12 +233,18 @@ func (p *Policy) validate(name string) error {
 			}
 			r.Provenance.re = re
 		}
+		if err := r.Audit.compile(); err != nil {
+			return bad(r.line, "prefix %q: %v", r.Prefix, err)
+		}
 		if err := p.loadTrust(r, r.Keys, r.Identities, "", bad); err != nil {
 			return err
 		}
 		if vr := r.Vetted; vr != nil {
 			if len(vr.Keys) == 0 && len(vr.Identities) == 0 {
 				return bad(r.line, "prefix %q: vetted needs the keys or identities of the mirror that vets", r.Prefix)
+			}
+			if err := vr.Audit.compile(); err != nil {
+				return bad(r.line, "prefix %q: vetted %v", r.Prefix, err)
 			}
 			vr.trust = &Rule{Prefix: r.Prefix, Require: RequireSigned, Keys: vr.Keys, Identities: vr.Identities, line: r.line}
 			if err := p.loadTrust(vr.trust, vr.Keys, vr.Identities, "vetted ", bad); err != nil {

@@ -318,6 +318,9 @@ func (v *policyVerifier) vetted(r *Rule, d digest.Digest, data []byte, res *Resu
 	if err != nil {
 		return false, err
 	}
+	if err := r.Vetted.Audit.vettedBy(vt); err != nil {
+		return false, err
+	}
 	if res.Vetting == nil {
 		res.Vetting, res.VettedBy = vt, signer
 	}

@@ -20,11 +20,15 @@ type Vetting struct {
 	// Mirror is the repository it was copied to.
 	Mirror string `json:"mirror"`
 	// Checks names what the mirror's policy checked: "signature",
-	// "lint:error" or "lint:warning", "license", "permissions". Empty
+	// "lint:error" or "lint:warning", "license", "permissions",
+	// "audit:high" (the audit's fail_on). Empty
 	// means the version was copied without checks.
 	Checks []string `json:"checks"`
 	// Signer is the upstream signer the signature check accepted.
 	Signer string `json:"signer,omitempty"`
+	// Audit is the content audit's result, when the mirror's policy
+	// audits (check "audit:SEVERITY").
+	Audit *AuditSummary `json:"audit,omitempty"`
 	// VettedAt is when the checks ran.
 	VettedAt time.Time `json:"vettedAt"`
 }
@@ -47,6 +51,9 @@ type VettedRule struct {
 	Keys []string `yaml:"keys,omitempty" json:"keys,omitempty"`
 	// Identities are trusted keyless vetters.
 	Identities []Identity `yaml:"identities,omitempty" json:"identities,omitempty"`
+	// Audit, when set, also demands that the attestation records a
+	// content audit at this fail_on or stricter that the version passed.
+	Audit *AuditRule `yaml:"audit,omitempty" json:"audit,omitempty"`
 
 	// trust holds Keys and Identities as a rule verifyOne applies.
 	trust *Rule

@@ -153,6 +153,10 @@ func hintFor(err error) string {
 	if errors.Is(err, config.ErrInvalid) {
 		return `fix or remove the user config; README.md ("Configuration") lists its keys`
 	}
+	var ae *verify.AuditError
+	if errors.As(err, &ae) {
+		return "'skillpm audit REPOSITORY:VERSION' lists every finding without installing; pin a version the trust policy accepts, or remove the skill (README.md, \"Trust\": audit)"
+	}
 	if errors.Is(err, audit.ErrFindings) {
 		return "fix them, or suppress each with a reason ('skillpm-audit-ignore RULE reason' beside it, or .skillpm-audit.yaml), or pass --allow-audit-findings"
 	}

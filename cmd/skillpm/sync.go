@@ -45,6 +45,8 @@ sync.yaml:
       subprocess: false
       filesystem_write: []
       require_declared: false
+    audit:                               # 'skillpm audit' must find nothing
+      fail_on: high                      # at or above: critical, high, medium, low
     signature:                           # a trusted signer is required:
       keys: [acme.pub]                   # public keys, or
       # policy: trust.yaml               # a trust policy (README: Trust)

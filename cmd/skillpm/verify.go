@@ -75,6 +75,9 @@ type verifyRow struct {
 	Status     string   `json:"status"`             // ok, policy, tampered, network, error
 	Problems   []string `json:"problems,omitempty"`
 	Installed  string   `json:"installed,omitempty"`
+	// Vetting is the mirror's verified vetted statement (its checks and
+	// audit result), when the policy asked for one.
+	Vetting *verify.Vetting `json:"vetting,omitempty"`
 	// Policy is the effective trust rule applied: every policy layer's
 	// rule for the repository.
 	Policy *verify.EffectiveRule `json:"policy,omitempty"`
@@ -174,7 +177,7 @@ func checkSignature(ctx context.Context, c *registry.Client, v *verify.Verifier,
 	row.Policy = v.Effective(repo)
 	res, err := verify.Check(ctx, c, v, repo, ref)
 	if res != nil {
-		row.Signer, row.VettedBy = res.Signer, res.VettedBy
+		row.Signer, row.VettedBy, row.Vetting = res.Signer, res.VettedBy, res.Vetting
 		if res.Provenance != nil {
 			row.Provenance = res.Provenance.SourceRepository
 			if row.Provenance == "" {
