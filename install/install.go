@@ -60,10 +60,10 @@ type Options struct {
 	// target outside them fails the run before anything is read or
 	// written. The zero value checks nothing.
 	Bounds Bounds
-	// CrashAfterSwapsForTesting, when positive, makes the process kill
-	// itself with SIGKILL after that many skills were swapped into place:
-	// the e2e suite's way to crash an install at a known point.
-	CrashAfterSwapsForTesting int
+	// AfterSwap, when set, is called after each skill is swapped into
+	// place with the number swapped so far in this run (across targets).
+	// Tests use it to stop an install at a known point; nil does nothing.
+	AfterSwap func(n int)
 }
 
 // Action is what Sync does to one skill in one target.
@@ -182,7 +182,7 @@ type targetPlan struct {
 	staged      map[string]*Tree // skill name -> staged tree
 	created     string           // the highest folder prepare created, if any
 	done        bool             // commit finished
-	swaps       *int             // swaps so far across targets (testing)
+	swaps       *int             // swaps so far across targets (AfterSwap)
 }
 
 func (p *targetPlan) changes() []Change {
@@ -516,10 +516,8 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 			if err := p.put(s, dir); err != nil {
 				return err
 			}
-			if opts.CrashAfterSwapsForTesting > 0 {
-				if *p.swaps++; *p.swaps >= opts.CrashAfterSwapsForTesting {
-					killSelf()
-				}
+			if *p.swaps++; opts.AfterSwap != nil {
+				opts.AfterSwap(*p.swaps)
 			}
 			st, err := StatTree(dir) // fingerprint of the final place
 			if err != nil {

@@ -85,8 +85,9 @@ type Manager struct {
 	// AllowOutside lists further absolute folders targets may resolve
 	// into (the user config's allow_target_outside).
 	AllowOutside []string
-	// CrashAfterSwapsForTesting is passed to install.Options.
-	CrashAfterSwapsForTesting int
+	// AfterSwap is passed to install.Options (a test hook); nil does
+	// nothing.
+	AfterSwap func(n int)
 	// Trust, when set, checks every locked skill before Install touches
 	// a target; nil installs without signature checks.
 	Trust Trust
@@ -335,12 +336,23 @@ func (s *source) describe(ctx context.Context, name, version string) (*Release, 
 	}
 }
 
-// Install makes the targets hold exactly lock's skills. The lock is
+// SyncOptions configure SyncLock. The zero value installs and removes
+// what the lock asks, refusing to touch skills with local edits.
+type SyncOptions struct {
+	// Force replaces or removes managed skills that have local edits.
+	Force bool
+	// DryRun plans and reports; it changes nothing.
+	DryRun bool
+}
+
+// SyncLock makes the targets hold exactly lock's skills; it writes
+// neither skills.yaml nor the lock (the workflows in workflow.go do, and
+// hold the project lock around it). The lock is
 // checked against skills.yaml first (CheckLock), then, with Trust set,
 // every skill is checked (in parallel) and its verified signer recorded
 // in lock, then the manifests the lock pins are compared with it; one
 // failure stops the install before any target is touched.
-func (m *Manager) Install(ctx context.Context, lock *lockfile.File, force, dryRun bool) (*install.Result, error) {
+func (m *Manager) SyncLock(ctx context.Context, lock *lockfile.File, opts SyncOptions) (*install.Result, error) {
 	if err := m.CheckLockFiles(lock); err != nil {
 		return nil, err
 	}
@@ -357,10 +369,10 @@ func (m *Manager) Install(ctx context.Context, lock *lockfile.File, force, dryRu
 		return nil, err
 	}
 	return install.Sync(ctx, lock, install.Options{
-		Targets: m.TargetDirs(), Source: absSource{m}, Force: force, DryRun: dryRun, Log: m.Log,
-		Owner:                     m.owner(),
-		Bounds:                    m.Bounds(),
-		CrashAfterSwapsForTesting: m.CrashAfterSwapsForTesting,
+		Targets: m.TargetDirs(), Source: absSource{m}, Force: opts.Force, DryRun: opts.DryRun, Log: m.Log,
+		Owner:     m.owner(),
+		Bounds:    m.Bounds(),
+		AfterSwap: m.AfterSwap,
 	})
 }
 
