@@ -218,7 +218,9 @@ func (t *Trust) Lock(ctx context.Context, skills []Locked, opts LockOptions) ([]
 			mu.Lock()
 			r.Resolved = res
 			mu.Unlock()
-			if err := t.Client.CheckBlobs(gctx, res, registry.CheckBlobsOptions{Deep: opts.Deep}); err != nil {
+			if err := t.Client.CheckBlobs(gctx, res, registry.CheckBlobsOptions{Deep: opts.Deep}); errors.Is(err, registry.ErrNotFound) {
+				r.Fail(StatusTampered, "the registry serves the manifest %s but not every blob it names: %v", s.Manifest, err)
+			} else if err != nil {
 				r.failFetch(err)
 			}
 			t.signature(gctx, r, l.Repository, ref)

@@ -197,7 +197,7 @@ func defaultRegistry(e *env) string {
 	if r := os.Getenv("SKILLPM_REGISTRY"); r != "" {
 		return r
 	}
-	e.logf("note: no registry configured; using the project folder's oci:./registry (set SKILLPM_REGISTRY, or 'registry:' in skills.yaml, or pass --registry)")
+	e.logf("note: no registry configured; using the project folder's oci:./registry (set SKILLPM_REGISTRY, or 'registry:' in skills.yaml)")
 	return "oci:./registry"
 }
 
