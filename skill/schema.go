@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/skillpm/skillpm/internal/jsonschema"
-	"github.com/skillpm/skillpm/internal/jsonschema/kind"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )

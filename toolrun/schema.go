@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/skillpm/skillpm/internal/jsonschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
