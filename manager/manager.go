@@ -1,7 +1,10 @@
 // Package manager ties a project together: it resolves skills.yaml into
 // skills.lock through a registry, and installs the lock into the project's
 // target folders. Like Helm's downloader.Manager, resolving returns a lock
-// and downloads no content; installing reads only the lock.
+// and downloads no content; installing reads only the lock. The project
+// commands are its workflows (workflow.go): Install (Helm's Build), Add,
+// Remove and Update, each over an options struct, returning a Result;
+// Verify checks a lock as 'skillpm verify' does.
 package manager
 
 import (
