@@ -2,8 +2,6 @@ package install
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/skillpm/skillpm/internal/atomicfile"
 	"github.com/skillpm/skillpm/skill"
 )
 
@@ -227,26 +226,9 @@ func (r *Record) write(root *os.Root) error {
 	if err != nil {
 		return err
 	}
-	var rnd [8]byte
-	rand.Read(rnd[:])
-	tmp := recordTempPrefix + hex.EncodeToString(rnd[:])
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	defer root.Remove(tmp)
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return root.Rename(tmp, RecordName)
+	return atomicfile.WriteFileIn(root, RecordName, append(data, '\n'), 0o644)
 }
 
+// recordTempPrefix begins the temporary files of a record being written
+// (atomicfile.TempPrefix(RecordName)).
 const recordTempPrefix = RecordName + ".tmp-"

@@ -10,11 +10,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/internal/atomicfile"
 	"github.com/skillpm/skillpm/skill"
 	"gopkg.in/yaml.v3"
 )
@@ -218,28 +218,9 @@ func Write(path string, f *File) error {
 	return WriteFileAtomic(path, data, 0o644)
 }
 
-// WriteFileAtomic writes data to a temporary file beside path, syncs it and
-// renames it over path.
+// WriteFileAtomic writes data to a temporary file beside path, syncs it,
+// renames it over path and syncs the folder (internal/atomicfile, the one
+// helper the lock, skills.yaml, install records and the cache share).
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, data, perm)
 }

@@ -174,7 +174,7 @@ func TestCheckLockInjections(t *testing.T) {
 			// Install refuses before any target is touched, and before
 			// any trust check sees the lock's claims.
 			m.Trust = fakeTrust{}
-			if _, err := m.Install(ctx, lock, false, false); !errors.Is(err, ErrLockMismatch) {
+			if _, err := m.SyncLock(ctx, lock, SyncOptions{}); !errors.Is(err, ErrLockMismatch) {
 				t.Errorf("Install: err = %v; want ErrLockMismatch", err)
 			}
 			for _, dir := range m.TargetDirs() {

@@ -1,7 +1,10 @@
 // Package manager ties a project together: it resolves skills.yaml into
 // skills.lock through a registry, and installs the lock into the project's
 // target folders. Like Helm's downloader.Manager, resolving returns a lock
-// and downloads no content; installing reads only the lock.
+// and downloads no content; installing reads only the lock. The project
+// commands are its workflows (workflow.go): Install (Helm's Build), Add,
+// Remove and Update, each over an options struct, returning a Result;
+// Verify checks a lock as 'skillpm verify' does.
 package manager
 
 import (
@@ -85,8 +88,9 @@ type Manager struct {
 	// AllowOutside lists further absolute folders targets may resolve
 	// into (the user config's allow_target_outside).
 	AllowOutside []string
-	// CrashAfterSwapsForTesting is passed to install.Options.
-	CrashAfterSwapsForTesting int
+	// AfterSwap is passed to install.Options (a test hook); nil does
+	// nothing.
+	AfterSwap func(n int)
 	// Trust, when set, checks every locked skill before Install touches
 	// a target; nil installs without signature checks.
 	Trust Trust
@@ -335,12 +339,23 @@ func (s *source) describe(ctx context.Context, name, version string) (*Release, 
 	}
 }
 
-// Install makes the targets hold exactly lock's skills. The lock is
+// SyncOptions configure SyncLock. The zero value installs and removes
+// what the lock asks, refusing to touch skills with local edits.
+type SyncOptions struct {
+	// Force replaces or removes managed skills that have local edits.
+	Force bool
+	// DryRun plans and reports; it changes nothing.
+	DryRun bool
+}
+
+// SyncLock makes the targets hold exactly lock's skills; it writes
+// neither skills.yaml nor the lock (the workflows in workflow.go do, and
+// hold the project lock around it). The lock is
 // checked against skills.yaml first (CheckLock), then, with Trust set,
 // every skill is checked (in parallel) and its verified signer recorded
 // in lock, then the manifests the lock pins are compared with it; one
 // failure stops the install before any target is touched.
-func (m *Manager) Install(ctx context.Context, lock *lockfile.File, force, dryRun bool) (*install.Result, error) {
+func (m *Manager) SyncLock(ctx context.Context, lock *lockfile.File, opts SyncOptions) (*install.Result, error) {
 	if err := m.CheckLockFiles(lock); err != nil {
 		return nil, err
 	}
@@ -357,11 +372,11 @@ func (m *Manager) Install(ctx context.Context, lock *lockfile.File, force, dryRu
 		return nil, err
 	}
 	return install.Sync(ctx, lock, install.Options{
-		Targets: m.TargetDirs(), Source: absSource{m}, Force: force, DryRun: dryRun, Log: m.Log,
-		Owner:                     m.owner(),
-		Bounds:                    m.Bounds(),
-		CrashAfterSwapsForTesting: m.CrashAfterSwapsForTesting,
-		Vet:                       m.vet(), // the trust policy's audit: rules (vet.go)
+		Targets: m.TargetDirs(), Source: absSource{m}, Force: opts.Force, DryRun: opts.DryRun, Log: m.Log,
+		Owner:     m.owner(),
+		Bounds:    m.Bounds(),
+		AfterSwap: m.AfterSwap,
+		Vet:       m.vet(), // the trust policy's audit: rules (vet.go)
 	})
 }
 

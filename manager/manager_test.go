@@ -111,7 +111,7 @@ func TestResolveAndInstall(t *testing.T) {
 	if !m.Fresh(lock) {
 		t.Error("fresh lock reported stale")
 	}
-	res, err := m.Install(context.Background(), lock, false, false)
+	res, err := m.SyncLock(context.Background(), lock, SyncOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

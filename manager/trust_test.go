@@ -36,7 +36,7 @@ func TestInstallTrust(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = m.Install(context.Background(), lock, false, false)
+			_, err = m.SyncLock(context.Background(), lock, SyncOptions{})
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("Install: err = %v; want %v", err, tc.wantErr)
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/skillpm/skillpm/internal/atomicfile"
 )
 
 // Cache is a content-addressed store of manifests and blobs: an OCI image
@@ -233,17 +234,5 @@ func (r *ctxReader) Read(p []byte) (int, error) {
 }
 
 func writeFileAtomic(p string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), p)
+	return atomicfile.WriteFile(p, data, 0o644)
 }

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillpm/skillpm/internal/jsonschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 )
 
 // TestScaffoldPassesStrictLint: what init writes has no lint errors, only

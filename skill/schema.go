@@ -1,17 +1,16 @@
 package skill
 
 import (
-	"bytes"
 	"embed"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/skillpm/skillpm/internal/jsonschema"
-	"github.com/skillpm/skillpm/internal/jsonschema/kind"
+	"github.com/skillpm/skillpm/internal/selfschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -25,47 +24,18 @@ import (
 //go:embed schemas/*.json
 var schemaFS embed.FS
 
-// noLoader refuses every $ref to a resource outside the schema itself, so a
-// tool's input_schema can never make skillpm read files or the network.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("$ref to %s is not allowed: schemas must be self-contained", url)
-}
-
 func compileEmbedded(name string) (*jsonschema.Schema, error) {
 	data, err := schemaFS.ReadFile("schemas/" + name)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
-	url := "skillpm:///" + name
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
+	return selfschema.Compile("skillpm:///"+name, data, selfschema.Options{})
 }
 
 // CompileSchema compiles a tool's JSON Schema (draft 2020-12 unless the
 // schema says otherwise). External $refs are refused.
 func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	const url = "skillpm:///tool-schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
+	return selfschema.Compile("skillpm:///tool-schema.json", raw, selfschema.Options{DefaultDraft: jsonschema.Draft2020})
 }
 
 var printer = message.NewPrinter(language.English)

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/skillpm/skillpm/internal/jsonschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 )
 
 // SmokeTest is one entry of a skill's evaluation.smoke_tests: call Tool

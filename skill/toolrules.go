@@ -12,7 +12,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/skillpm/skillpm/internal/jsonschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 )
 
 var (

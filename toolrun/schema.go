@@ -8,7 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/skillpm/skillpm/internal/jsonschema"
+	"github.com/skillpm/skillpm/internal/selfschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -43,17 +44,20 @@ func validateInput(schema json.RawMessage, args map[string]any) *Error {
 	if len(bytes.TrimSpace(schema)) == 0 {
 		return nil
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	if err != nil {
-		return &Error{Kind: ExecutionFailed, Msg: "input schema is not valid JSON", Err: err}
+	sch, err := selfschema.Compile(schemaURL, schema, selfschema.Options{
+		DefaultDraft: jsonschema.Draft2020,
+		RefusedRef: func(url string) error {
+			return fmt.Errorf("external $ref %s not allowed in a tool input schema", url)
+		},
+	})
+	var se *selfschema.Error
+	if errors.As(err, &se) {
+		msg := map[selfschema.Stage]string{selfschema.StageParse: "input schema is not valid JSON", selfschema.StageAdd: "input schema"}[se.Stage]
+		if msg == "" {
+			msg = "input schema does not compile"
+		}
+		return &Error{Kind: ExecutionFailed, Msg: msg, Err: se.Err}
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	if err := c.AddResource(schemaURL, doc); err != nil {
-		return &Error{Kind: ExecutionFailed, Msg: "input schema", Err: err}
-	}
-	sch, err := c.Compile(schemaURL)
 	if err != nil {
 		return &Error{Kind: ExecutionFailed, Msg: "input schema does not compile", Err: err}
 	}
@@ -94,13 +98,6 @@ func describe(verr *jsonschema.ValidationError) string {
 		msgs = append(msgs[:maxSchemaErrors], fmt.Sprintf("and %d more", len(msgs)-maxSchemaErrors))
 	}
 	return strings.Join(msgs, "; ")
-}
-
-// noLoader refuses every external schema reference.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external $ref %s not allowed in a tool input schema", url)
 }
 
 func jsonType(v any) string {

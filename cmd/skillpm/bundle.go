@@ -32,7 +32,7 @@ Examples:
 			if c.NArg() > 0 {
 				return usageErrorf(c, "bundle takes no arguments; name the output with -o")
 			}
-			m, err := openManager(e, c, false)
+			m, err := openManager(e, c, openOptions{})
 			if err != nil {
 				return err
 			}
@@ -70,31 +70,4 @@ Examples:
 			return nil
 		},
 	}
-}
-
-// useBundle makes m install from the bundle at path instead of its
-// registries, with no network, and returns the function that removes
-// what it unpacked. Call it after enforcePolicy.
-func useBundle(m *manager.Manager, path string) (func(), error) {
-	rs, ok := m.Registry.(*manager.RegistrySource)
-	if !ok {
-		return nil, fmt.Errorf("install --from needs a registry client")
-	}
-	src, err := bundle.Open(rs.Client, path, "")
-	if err != nil {
-		return nil, err
-	}
-	m.Registry = src
-	// The trust policy checks the signatures the bundle carries: its
-	// client reads the locked repositories from the bundle only.
-	if pt, ok := m.Trust.(policyTrust); ok {
-		ms, err := src.Mirrors()
-		if err != nil {
-			src.Close()
-			return nil, err
-		}
-		pt.client = pt.client.WithMirrors(ms)
-		m.Trust = pt
-	}
-	return func() { src.Close() }, nil
 }

@@ -41,6 +41,7 @@ const (
 	exitModified    = 11  // refusing to overwrite a hand-authored or locally edited skill
 	exitToolFailed  = 12  // a tool or script failed, timed out or was not allowed
 	exitAudit       = 13  // audit findings at or above the threshold (audit --fail-on; publish: critical)
+	exitUninstalled = 14  // verify: a locked skill is not installed in a target folder
 	exitInterrupted = 130 // interrupted (Ctrl-C)
 )
 
@@ -58,13 +59,14 @@ func exitCode(err error) int {
 		mde *install.ModifiedError
 		owe *install.OwnedError
 		ooe *install.OutsideError
+		use *manager.UnknownSkillError
 	)
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &se):
 		return se.code
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.As(err, &use):
 		return exitUsage
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
@@ -126,11 +128,32 @@ func exitCode(err error) int {
 	return exitError
 }
 
+// verifyExitCode is the exit code for verify's worst status.
+func verifyExitCode(s verify.Status) int {
+	switch s {
+	case verify.StatusOK:
+		return exitOK
+	case verify.StatusTampered:
+		return exitIntegrity
+	case verify.StatusPolicy:
+		return exitPolicy
+	case verify.StatusNetwork:
+		return exitNetwork
+	case verify.StatusNotInstalled:
+		return exitUninstalled
+	}
+	return exitError
+}
+
 // hintFor returns the recommendation that goes under an error message.
 func hintFor(err error) string {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		return ue.hint
+	}
+	var use *manager.UnknownSkillError
+	if errors.As(err, &use) {
+		return use.Hint
 	}
 	var le *skill.Error
 	if errors.As(err, &le) && le.Fix != "" {

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-
-	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/urfave/cli/v2"
 )
@@ -34,55 +31,21 @@ Examples:
 			if c.NArg() > 0 {
 				return usageErrorf(c, "install takes no arguments; to add a skill use 'skillpm add %s'", c.Args().First())
 			}
-			m, err := openInstaller(e, c, false)
+			from := c.String("from")
+			m, err := openManager(e, c, openOptions{trust: true, bundle: from})
 			if err != nil {
 				return err
 			}
-			if from := c.String("from"); from != "" {
-				done, err := useBundle(m, from)
-				if err != nil {
-					return err
-				}
-				defer done()
-			}
-			return withLock(c, m, func() error {
-				lock, err := m.ReadLock()
-				if err != nil {
-					return err
-				}
-				onDisk, write := lock, false
-				if c.Bool("frozen") || c.String("from") != "" {
-					if lock == nil {
-						return fmt.Errorf("%w: %s does not exist (run 'skillpm install' and commit skills.lock)", manager.ErrStaleLock, m.LockPath())
-					}
-					if !m.Fresh(lock) {
-						return fmt.Errorf("%w: %s was resolved from another skills.yaml (run 'skillpm install' and commit skills.lock)", manager.ErrStaleLock, m.LockPath())
-					}
-				} else if !m.Fresh(lock) {
-					fresh, _, err := m.Resolve(c.Context, manager.ResolveOptions{Previous: lock})
-					if err != nil {
-						return err
-					}
-					lock, write = fresh, !c.Bool("dry-run")
-				}
-				// The lock is written once the targets match it: a run
-				// that fails or is killed leaves the old lock with the
-				// old (or a healable) install.
-				res, err := m.Install(c.Context, lock, c.Bool("force"), c.Bool("dry-run"))
-				if err != nil {
-					return err
-				}
-				// The lock records who signed what was installed.
-				if !c.Bool("frozen") && !c.Bool("dry-run") && signersChanged(onDisk, lock) {
-					write = true
-				}
-				if write {
-					if err := lockfile.Write(m.LockPath(), lock); err != nil {
-						return err
-					}
-				}
-				return printChanges(e, res, lock)
+			res, err := m.Install(c.Context, manager.InstallOptions{
+				Frozen:      c.Bool("frozen"),
+				RequireLock: from != "", // a bundle cannot resolve
+				Force:       c.Bool("force"),
+				DryRun:      c.Bool("dry-run"),
 			})
+			if err != nil {
+				return err
+			}
+			return printChanges(e, res)
 		},
 	}
 }
@@ -108,43 +71,27 @@ Examples:
 			if c.NArg() == 0 {
 				return usageErrorf(c, "add needs at least one skill name")
 			}
-			m, err := openInstaller(e, c, true)
+			opts := manager.AddOptions{Registry: c.String("registry"), Force: c.Bool("force")}
+			for _, arg := range c.Args().Slice() {
+				d, err := parseWant(arg)
+				if err != nil {
+					return usageErrorf(c, "%v", err)
+				}
+				w := manager.Want{Name: d.name}
+				if d.explicit {
+					w.Constraint = d.constraint
+				}
+				opts.Skills = append(opts.Skills, w)
+			}
+			m, err := openManager(e, c, openOptions{create: true, trust: true})
 			if err != nil {
 				return err
 			}
-			return withLock(c, m, func() error {
-				prev, err := readPrevious(m)
-				if err != nil {
-					return err
-				}
-				var open []string // added without a constraint
-				for _, arg := range c.Args().Slice() {
-					d, err := parseWant(arg)
-					if err != nil {
-						return usageErrorf(c, "%v", err)
-					}
-					if d.explicit {
-						m.Project.Set(d.name, d.constraint)
-					} else {
-						m.Project.Set(d.name, "*")
-						open = append(open, d.name)
-					}
-					if r := c.String("registry"); r != "" {
-						m.Project.SetRegistry(d.name, r)
-					}
-				}
-				lock, _, err := m.Resolve(c.Context, manager.ResolveOptions{Previous: prev, Upgrade: open})
-				if err != nil {
-					return err
-				}
-				for _, n := range open {
-					if s := lock.Find(n); s != nil {
-						m.Project.Set(n, "^"+s.Version)
-					}
-				}
-				lock.Inputs = m.Project.InputsDigest()
-				return installAndSave(e, c, m, lock)
-			})
+			res, err := m.Add(c.Context, opts)
+			if err != nil {
+				return err
+			}
+			return printChanges(e, res)
 		},
 	}
 }
@@ -166,26 +113,15 @@ Examples:
 			if c.NArg() == 0 {
 				return usageErrorf(c, "remove needs at least one skill name")
 			}
-			m, err := openInstaller(e, c, false)
+			m, err := openManager(e, c, openOptions{trust: true})
 			if err != nil {
 				return err
 			}
-			return withLock(c, m, func() error {
-				prev, err := readPrevious(m)
-				if err != nil {
-					return err
-				}
-				for _, n := range c.Args().Slice() {
-					if !m.Project.Remove(n) {
-						return &usageError{msg: fmt.Sprintf("%s is not in %s", n, m.Project.Path()), hint: "'skillpm list' shows the installed skills; dependencies go when nothing needs them"}
-					}
-				}
-				lock, _, err := m.Resolve(c.Context, manager.ResolveOptions{Previous: prev})
-				if err != nil {
-					return err
-				}
-				return installAndSave(e, c, m, lock)
-			})
+			res, err := m.Remove(c.Context, manager.RemoveOptions{Names: c.Args().Slice(), Force: c.Bool("force")})
+			if err != nil {
+				return err
+			}
+			return printChanges(e, res)
 		},
 	}
 }
@@ -207,65 +143,15 @@ Examples:
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would change, change nothing"},
 		),
 		Action: func(c *cli.Context) error {
-			m, err := openInstaller(e, c, false)
+			m, err := openManager(e, c, openOptions{trust: true})
 			if err != nil {
 				return err
 			}
-			return withLock(c, m, func() error {
-				prev, err := readPrevious(m)
-				if err != nil {
-					return err
-				}
-				names := c.Args().Slice()
-				for _, n := range names {
-					if prev == nil || prev.Find(n) == nil {
-						return &usageError{msg: fmt.Sprintf("%s is not in %s", n, m.LockPath()), hint: "add it with 'skillpm add " + n + "'"}
-					}
-				}
-				lock, _, err := m.Resolve(c.Context, manager.ResolveOptions{Previous: prev, Upgrade: names, UpgradeAll: len(names) == 0})
-				if err != nil {
-					return err
-				}
-				res, err := m.Install(c.Context, lock, c.Bool("force"), c.Bool("dry-run"))
-				if err != nil {
-					return err
-				}
-				if !c.Bool("dry-run") {
-					if err := lockfile.Write(m.LockPath(), lock); err != nil {
-						return err
-					}
-				}
-				return printChanges(e, res, lock)
-			})
+			res, err := m.Update(c.Context, manager.UpdateOptions{Names: c.Args().Slice(), Force: c.Bool("force"), DryRun: c.Bool("dry-run")})
+			if err != nil {
+				return err
+			}
+			return printChanges(e, res)
 		},
 	}
-}
-
-// readPrevious reads the lock add, remove and update start from. A lock
-// resolved from the current skills.yaml must agree with it
-// (manager.CheckLockFiles), or its versions and signers would carry an
-// edit over; a stale one only hints which versions to keep, and the new
-// lock is resolved and checked afresh.
-func readPrevious(m *manager.Manager) (*lockfile.File, error) {
-	prev, err := m.ReadLock()
-	if err != nil || prev == nil || !m.Fresh(prev) {
-		return prev, err
-	}
-	if err := m.CheckLockFiles(prev); err != nil {
-		return nil, fmt.Errorf("%s: %w", m.LockPath(), err)
-	}
-	return prev, nil
-}
-
-// installAndSave installs lock, then writes skills.yaml and the lock: a run
-// that fails before the targets match leaves both files as they were.
-func installAndSave(e *env, c *cli.Context, m *manager.Manager, lock *lockfile.File) error {
-	res, err := m.Install(c.Context, lock, c.Bool("force"), false)
-	if err != nil {
-		return err
-	}
-	if err := saveProject(m, lock); err != nil {
-		return err
-	}
-	return printChanges(e, res, lock)
 }

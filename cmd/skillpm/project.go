@@ -3,15 +3,16 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 
+	"github.com/skillpm/skillpm/bundle"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
+	"github.com/skillpm/skillpm/verify"
 	"github.com/urfave/cli/v2"
 )
 
@@ -22,6 +23,19 @@ func projectFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "global", Aliases: []string{"g"}, Usage: "work on the user scope (~/.claude/skills, ~/.agents/skills)"},
 		&cli.BoolFlag{Name: "no-index", Usage: "neither read nor update the metadata index"},
 	)
+}
+
+// projectOptions are the shared project flags (projectFlags), read once.
+type projectOptions struct {
+	dir     string // the project folder (projectDir)
+	global  bool   // -g: the user scope
+	noIndex bool   // --no-index
+}
+
+// readProjectOptions reads the project flag group.
+func readProjectOptions(c *cli.Context) (projectOptions, error) {
+	dir, err := projectDir(c)
+	return projectOptions{dir: dir, global: c.Bool("global"), noIndex: c.Bool("no-index")}, err
 }
 
 // projectDir finds the project: --project, else the nearest folder upward
@@ -65,13 +79,13 @@ func globalDir() (string, error) {
 // setScope points m at the user scope's folders with -g, and sets where
 // its targets may resolve to: inside the project (the home folder with
 // -g), or inside a folder the user config's allow_target_outside lists.
-func setScope(e *env, c *cli.Context, m *manager.Manager) error {
+func setScope(e *env, po projectOptions, m *manager.Manager) error {
 	cfg, err := e.userConfig()
 	if err != nil {
 		return err
 	}
 	m.AllowOutside = cfg.AllowTargetOutside
-	if !c.Bool("global") {
+	if !po.global {
 		return nil
 	}
 	home, err := os.UserHomeDir()
@@ -83,16 +97,30 @@ func setScope(e *env, c *cli.Context, m *manager.Manager) error {
 	return nil
 }
 
-// openManager loads the project (create: a missing skills.yaml starts
-// empty) and connects its registry client.
-func openManager(e *env, c *cli.Context, create bool) (*manager.Manager, error) {
-	dir, err := projectDir(c)
+// openOptions say how a command opens its project.
+type openOptions struct {
+	// create starts an empty skills.yaml when there is none (add).
+	create bool
+	// trust enforces the trust policy on installs (install, add,
+	// remove, update): the project's, the user's and the system's.
+	trust bool
+	// bundle, when set, is the bundle ('skillpm bundle' output) to
+	// install from instead of the registries, with no network.
+	bundle string
+}
+
+// openManager loads the project, chooses its source (the registries
+// through one client, or a bundle) and, with o.trust, the trust policy,
+// and builds the Manager over them. What it opens is closed when the
+// command ends.
+func openManager(e *env, c *cli.Context, o openOptions) (*manager.Manager, error) {
+	po, err := readProjectOptions(c)
 	if err != nil {
 		return nil, err
 	}
-	p, err := project.Load(dir)
-	if errors.Is(err, project.ErrNotFound) && create {
-		p = project.New(dir, defaultRegistry())
+	p, err := project.Load(po.dir)
+	if errors.Is(err, project.ErrNotFound) && o.create {
+		p = project.New(po.dir, defaultRegistry(e))
 	} else if err != nil {
 		return nil, err
 	}
@@ -100,102 +128,101 @@ func openManager(e *env, c *cli.Context, create bool) (*manager.Manager, error) 
 	if err != nil {
 		return nil, err
 	}
-	src := &manager.RegistrySource{Client: client}
-	if cache := openMetaCache(e, c.Bool("no-index")); cache != nil {
-		src.Cache = cache
-		e.atExit(func() {
-			if err := cache.Close(); err != nil {
-				e.debugf("index not updated: %v", err)
-			}
-		})
+	// Trust reads signatures afresh; from a bundle, only from the bundle.
+	trustClient := client.Fresh()
+	var src manager.Registry
+	if o.bundle != "" {
+		b, err := bundle.Open(client, o.bundle, "")
+		if err != nil {
+			return nil, err
+		}
+		e.atExit(func() { b.Close() })
+		ms, err := b.Mirrors()
+		if err != nil {
+			return nil, err
+		}
+		trustClient, src = trustClient.WithMirrors(ms), b
+	} else {
+		rs := &manager.RegistrySource{Client: client}
+		if cache := openMetaCache(e, po.noIndex); cache != nil {
+			rs.Cache = cache
+			e.atExit(func() {
+				if err := cache.Close(); err != nil {
+					e.debugf("index not updated: %v", err)
+				}
+			})
+		}
+		src = rs
 	}
 	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: os.Getenv("SKILLPM_REGISTRY")}
 	if e.stderrTTY && !e.quiet || e.debug {
 		m.Log = e.stderr
 	}
-	// The e2e suite crashes installs at a known point with this.
-	if n, err := strconv.Atoi(os.Getenv("SKILLPM_TEST_CRASH_AFTER_SWAPS")); err == nil {
-		m.CrashAfterSwapsForTesting = n
-	}
-	if err := setScope(e, c, m); err != nil {
+	m.AfterSwap = crashHook()
+	if err := setScope(e, po, m); err != nil {
 		return nil, err
+	}
+	if o.trust {
+		v, err := loadVerifier(e, c, projectPolicy(m.Project))
+		if err != nil {
+			return nil, err
+		}
+		if v != nil {
+			m.Trust = &verify.Trust{Client: trustClient, Verifier: v}
+		}
 	}
 	return m, nil
 }
 
-// openInstaller opens the project for a command that installs: the trust
-// policy is enforced on every such path (install, add, remove, update).
-func openInstaller(e *env, c *cli.Context, create bool) (*manager.Manager, error) {
-	m, err := openManager(e, c, create)
-	if err != nil {
-		return nil, err
+// crashHook is the e2e suite's way to crash an install at a known point:
+// with SKILLPM_TEST_CRASH_AFTER_SWAPS=N the process kills itself (SIGKILL)
+// once N skills were swapped into place. nil without it.
+func crashHook() func(int) {
+	n, err := strconv.Atoi(os.Getenv("SKILLPM_TEST_CRASH_AFTER_SWAPS"))
+	if err != nil || n <= 0 {
+		return nil
 	}
-	if err := enforcePolicy(e, c, m); err != nil {
-		return nil, err
+	return func(swapped int) {
+		if swapped >= n {
+			killSelf()
+		}
 	}
-	return m, nil
 }
 
 // defaultRegistry is where a new project resolves from: the SKILLPM_REGISTRY
 // environment variable, else a registry folder in the project (the
-// embedded default, no server).
-func defaultRegistry() string {
+// embedded default, no server), which is announced: a user who meant a
+// server registry learns where skills are being looked for.
+func defaultRegistry(e *env) string {
 	if r := os.Getenv("SKILLPM_REGISTRY"); r != "" {
 		return r
 	}
+	e.logf("note: no registry configured; using the project folder's oci:./registry (set SKILLPM_REGISTRY, or 'registry:' in skills.yaml)")
 	return "oci:./registry"
 }
 
-// saveProject writes skills.yaml and skills.lock, the lock last so a
-// crash between them leaves a stale lock, which the next run detects.
-func saveProject(m *manager.Manager, lock *lockfile.File) error {
-	data, err := m.Project.Marshal()
-	if err != nil {
-		return err
-	}
-	if err := lockfile.WriteFileAtomic(m.Project.Path(), data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", m.Project.Path(), err)
-	}
-	if err := lockfile.Write(m.LockPath(), lock); err != nil {
-		return fmt.Errorf("write %s: %w", m.LockPath(), err)
-	}
-	return nil
-}
-
-// withLock runs fn holding the project lock.
-// Every input (skills.yaml, the lock) is read again once the lock is
-// held: a run that waited must not work from what another run changed.
-func withLock(c *cli.Context, m *manager.Manager, fn func() error) error {
-	dir := m.Project.Dir()
-	if err := os.MkdirAll(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	l, err := install.Acquire(c.Context, dir)
-	if err != nil {
-		return err
-	}
-	defer l.Unlock()
-	p, err := project.Load(dir)
-	switch {
-	case err == nil:
-		m.Project = p
-	case !errors.Is(err, project.ErrNotFound):
-		return err
-	}
-	return fn()
-}
-
-// printChanges reports what an install did.
-func printChanges(e *env, res *install.Result, lock *lockfile.File) error {
+// printChanges reports what an install did: how many skills the lock
+// holds, what happened to them, and in how many folders.
+func printChanges(e *env, res *manager.Result) error {
 	if e.json {
-		return writeJSON(e.stdout, map[string]any{"changes": nonNil(res.Changes), "skills": lock.Skills})
+		return writeJSON(e.stdout, map[string]any{"changes": nonNil(res.Changes), "skills": res.Lock.Skills})
 	}
 	if e.quiet {
 		return nil
 	}
-	n := res.Count(install.ActionInstall) + res.Count(install.ActionUpdate) + res.Count(install.ActionRepair)
-	fmt.Fprintf(e.stdout, "%d skills locked; %d installed or updated, %d removed, %d unchanged\n",
-		len(lock.Skills), n, res.Count(install.ActionRemove), res.Count(install.ActionUnchanged))
+	var changed, removed, unchanged int
+	for _, s := range res.Skills() {
+		switch s.Action {
+		case install.ActionRemove:
+			removed++
+		case install.ActionUnchanged:
+			unchanged++
+		default:
+			changed++
+		}
+	}
+	fmt.Fprintf(e.stdout, "%s locked; %d installed or updated, %d removed, %d unchanged, in %s\n",
+		plural(len(res.Lock.Skills), "skill"), changed, removed, unchanged, plural(len(res.Folders), "folder"))
 	return nil
 }
 
@@ -212,16 +239,16 @@ var errNotInstalled = errors.New("skill not installed")
 // openOffline loads the project and its lock (nil when there is none) for
 // commands that need no registry.
 func openOffline(e *env, c *cli.Context) (*manager.Manager, *lockfile.File, error) {
-	dir, err := projectDir(c)
+	po, err := readProjectOptions(c)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := project.Load(dir)
+	p, err := project.Load(po.dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	m := &manager.Manager{Project: p}
-	if err := setScope(e, c, m); err != nil {
+	if err := setScope(e, po, m); err != nil {
 		return nil, nil, err
 	}
 	lock, err := m.ReadLock()

@@ -43,7 +43,7 @@ Examples:
   skillpm outdated --json`,
 		Flags: projectFlags(),
 		Action: func(c *cli.Context) error {
-			m, err := openManager(e, c, false)
+			m, err := openManager(e, c, openOptions{})
 			if err != nil {
 				return err
 			}

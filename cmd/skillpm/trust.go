@@ -1,18 +1,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 
-	"github.com/opencontainers/go-digest"
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/config"
-	"github.com/skillpm/skillpm/lockfile"
-	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
-	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/verify"
 )
 
@@ -101,54 +96,4 @@ func loadVerifier(e *env, c *cli.Context, projectPolicy string) (*verify.Verifie
 		return nil, nil
 	}
 	return verify.NewLayeredVerifier(layers, verify.Options{})
-}
-
-// policyTrust enforces a policy on installs (manager.Trust).
-type policyTrust struct {
-	client *registry.Client
-	v      *verify.Verifier
-}
-
-func (t policyTrust) Check(ctx context.Context, s lockfile.Skill, repo string) (string, error) {
-	ref, err := registry.ParseReference(repo)
-	if err != nil {
-		return "", err
-	}
-	d, err := digest.Parse(s.Manifest)
-	if err != nil {
-		return "", fmt.Errorf("%s: locked manifest %q: %w", s.Name, s.Manifest, registry.ErrIntegrity)
-	}
-	res, err := verify.Check(ctx, t.client, t.v, s.Repository, ref.WithDigest(d))
-	if err != nil {
-		return "", fmt.Errorf("%s %s: %w", s.Name, s.Version, err)
-	}
-	return res.Signer, nil
-}
-
-// enforcePolicy makes m check its project's (or the user's) trust policy
-// before installing.
-func enforcePolicy(e *env, c *cli.Context, m *manager.Manager) error {
-	v, err := loadVerifier(e, c, projectPolicy(m.Project))
-	if err != nil || v == nil {
-		return err
-	}
-	client, err := newRegistryClient(e, c)
-	if err != nil {
-		return err
-	}
-	m.Trust = policyTrust{client: client.Fresh(), v: v}
-	return nil
-}
-
-// signersChanged reports whether lock records other signers than old.
-func signersChanged(old, lock *lockfile.File) bool {
-	if old == nil {
-		return true
-	}
-	for _, s := range lock.Skills {
-		if o := old.Find(s.Name); o == nil || o.Signer != s.Signer {
-			return true
-		}
-	}
-	return false
 }

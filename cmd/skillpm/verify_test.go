@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/verify"
 )
 
 // TestReportVerifyExitCode checks that any failed row makes verify exit
@@ -12,25 +14,27 @@ import (
 func TestReportVerifyExitCode(t *testing.T) {
 	tests := []struct {
 		name  string
-		codes []int // one row per code; 0 is a row that passed
+		codes []verify.Status // one row per status; "" is a row that passed
 		want  int
 	}{
-		{"all ok", []int{0, 0}, exitOK},
-		{"one error", []int{exitError}, exitError},
-		{"error after ok", []int{0, exitError}, exitError},
-		{"network over error", []int{exitError, exitNetwork}, exitNetwork},
-		{"policy over network", []int{exitNetwork, exitPolicy, exitError}, exitPolicy},
-		{"integrity over policy", []int{exitPolicy, exitIntegrity}, exitIntegrity},
+		{"all ok", []verify.Status{"", ""}, exitOK},
+		{"one error", []verify.Status{verify.StatusError}, exitError},
+		{"error after ok", []verify.Status{"", verify.StatusError}, exitError},
+		{"not installed over error", []verify.Status{verify.StatusError, verify.StatusNotInstalled}, exitUninstalled},
+		{"network over not installed", []verify.Status{verify.StatusNotInstalled, verify.StatusNetwork}, exitNetwork},
+		{"network over error", []verify.Status{verify.StatusError, verify.StatusNetwork}, exitNetwork},
+		{"policy over network", []verify.Status{verify.StatusNetwork, verify.StatusPolicy, verify.StatusError}, exitPolicy},
+		{"integrity over policy", []verify.Status{verify.StatusPolicy, verify.StatusTampered}, exitIntegrity},
 	}
 	for _, tc := range tests {
 		for _, asJSON := range []bool{false, true} {
 			var stdout, stderr bytes.Buffer
 			e := &env{stdout: &stdout, stderr: &stderr, json: asJSON}
-			var rows []*verifyRow
+			var rows []*verify.Report
 			for _, c := range tc.codes {
-				r := &verifyRow{Repository: "r.example/skills/x", Manifest: "x:1.0.0"}
-				if c != 0 {
-					r.fail(c, "failed", "it failed")
+				r := &verify.Report{Repository: "r.example/skills/x", Manifest: "x:1.0.0"}
+				if c != "" {
+					r.Fail(c, "it failed")
 				}
 				rows = append(rows, r)
 			}

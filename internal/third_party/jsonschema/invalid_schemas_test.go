@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillpm/skillpm/internal/jsonschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 )
 
 func TestInvalidSchemas(t *testing.T) {

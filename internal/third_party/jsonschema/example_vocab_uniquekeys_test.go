@@ -5,7 +5,7 @@ import (
 	"log"
 	"strings"
 
-	"github.com/skillpm/skillpm/internal/jsonschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 	"golang.org/x/text/message"
 )
 

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/skillpm/skillpm/internal/jsonschema/kind"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema/kind"
 	"golang.org/x/text/message"
 )
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package install
+package main
 
 import (
 	"os"

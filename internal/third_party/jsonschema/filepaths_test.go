@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/skillpm/skillpm/internal/jsonschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 )
 
 func TestPath_Absolute(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillpm/skillpm/internal/jsonschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 )
 
 func testOutputDir(t *testing.T, suite, dir string, draft *jsonschema.Draft) {

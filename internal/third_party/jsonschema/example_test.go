@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/skillpm/skillpm/internal/jsonschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 )
 
 func Example_fromFiles() {

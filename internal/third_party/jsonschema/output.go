@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/skillpm/skillpm/internal/jsonschema/kind"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )

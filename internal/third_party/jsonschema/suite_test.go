@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillpm/skillpm/internal/jsonschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 )
 
 var skip = []string{

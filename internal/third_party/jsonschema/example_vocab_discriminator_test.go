@@ -5,17 +5,17 @@ import (
 	"log"
 	"strings"
 
-	"github.com/skillpm/skillpm/internal/jsonschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 )
 
 // SchemaExt --
 
-type openapiDiscriminator struct {
-	pname   string
-	mapping map[string]*jsonschema.Schema
+type discriminator struct {
+	pname  string
+	values map[string]*jsonschema.Schema
 }
 
-func (d *openapiDiscriminator) Validate(ctx *jsonschema.ValidatorContext, v any) {
+func (d *discriminator) Validate(ctx *jsonschema.ValidatorContext, v any) {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return
@@ -28,7 +28,7 @@ func (d *openapiDiscriminator) Validate(ctx *jsonschema.ValidatorContext, v any)
 	if !ok {
 		return
 	}
-	sch := d.mapping[value]
+	sch := d.values[value]
 	if sch == nil {
 		return
 	}
@@ -41,21 +41,23 @@ func (d *openapiDiscriminator) Validate(ctx *jsonschema.ValidatorContext, v any)
 
 // Vocab --
 
-func openapiDiscriminatorVocab() *jsonschema.Vocabulary {
-	url := "http://example.com/meta/openapi/discriminator"
+func discriminatorVocab() *jsonschema.Vocabulary {
+	url := "http://example.com/meta/discriminator"
 	schema, err := jsonschema.UnmarshalJSON(strings.NewReader(`{
 		"properties" : {
 			"discriminator": {
 				"type": "object",
-		        "required": ["propertyName", "mapping"],
-				"properties": {
-					"propertyName": { "type": "string" },
-					"mapping": {
-		            	"type": "object",
+				"minProperties": 1,
+				"maxProperties": 1,
+				"patternProperties": {
+					".*": {
+						"type": "object",
 						"patternProperties": {
-							".*": { "type": "string" }
+							".*": {
+								"$ref": "https://json-schema.org/draft/2020-12/schema"
+							}
 						}
-		            }
+					}
 				}
 			}
 		}
@@ -79,11 +81,11 @@ func openapiDiscriminatorVocab() *jsonschema.Vocabulary {
 		Subschemas: []jsonschema.SchemaPath{
 			{jsonschema.Prop("discriminator"), jsonschema.AllProp{}, jsonschema.AllProp{}},
 		},
-		Compile: compileOpenapiDiscriminator,
+		Compile: compileDiscriminator,
 	}
 }
 
-func compileOpenapiDiscriminator(ctx *jsonschema.CompilerContext, obj map[string]any) (jsonschema.SchemaExt, error) {
+func compileDiscriminator(ctx *jsonschema.CompilerContext, obj map[string]any) (jsonschema.SchemaExt, error) {
 	v, ok := obj["discriminator"]
 	if !ok {
 		return nil, nil
@@ -92,33 +94,37 @@ func compileOpenapiDiscriminator(ctx *jsonschema.CompilerContext, obj map[string
 	if !ok {
 		return nil, nil
 	}
-	pname := d["propertyName"].(string)
-	mapping := map[string]*jsonschema.Schema{}
-	for val, ref := range d["mapping"].(map[string]any) {
-		sch, err := ctx.EnqueueRef(ref.(string))
-		if err != nil {
-			return nil, err
-		}
-		mapping[val] = sch
+	var pname string
+	var pvalue any
+	for key, value := range d {
+		pname = key
+		pvalue = value
+		break
 	}
-	return &openapiDiscriminator{pname, mapping}, nil
+	values := map[string]*jsonschema.Schema{}
+	vm, ok := pvalue.(map[string]any)
+	if !ok {
+		return nil, nil
+	}
+	for value := range vm {
+		values[value] = ctx.Enqueue([]string{"discriminator", pname, value})
+	}
+	return &discriminator{pname, values}, nil
 }
 
 // Example --
 
-func Example_vocab_openapiDiscriminator() {
+func Example_vocab_discriminator() {
 	// if kind is fish, swimmingSpeed is required
 	// if kind is dog, runningSpeed is required
-	openapiDoc, err := jsonschema.UnmarshalJSON(strings.NewReader(`{
-		"components": {
-			"schemas": {
-				"dog": {
-					"type": "object",
-					"properties": {
-						"runningSpeed": { "type": "number" }
-					},
-					"required": ["runningSpeed"]
-				},
+	schema, err := jsonschema.UnmarshalJSON(strings.NewReader(`{
+		"type": "object",
+		"properties": {
+			"kind": { "type": "string" }
+		},
+		"required": ["kind"],
+		"discriminator": {
+			"kind": {
 				"fish": {
 					"type": "object",
 					"properties": {
@@ -126,19 +132,12 @@ func Example_vocab_openapiDiscriminator() {
 					},
 					"required": ["swimmingSpeed"]
 				},
-				"Pet": {
+				"dog": {
 					"type": "object",
 					"properties": {
-						"kind": { "type": "string" }
+						"runningSpeed": { "type": "number" }
 					},
-					"required": ["kind"],
-					"discriminator": {
-						"propertyName": "kind",
-						"mapping": {
-							"fish": "#/components/schemas/fish",
-							"dog": "#/components/schemas/dog"
-						}
-					}
+					"required": ["runningSpeed"]
 				}
 			}
 		}
@@ -155,11 +154,11 @@ func Example_vocab_openapiDiscriminator() {
 	}
 	c := jsonschema.NewCompiler()
 	c.AssertVocabs()
-	c.RegisterVocabulary(openapiDiscriminatorVocab())
-	if err := c.AddResource("openapidoc.json", openapiDoc); err != nil {
+	c.RegisterVocabulary(discriminatorVocab())
+	if err := c.AddResource("schema.json", schema); err != nil {
 		log.Fatal(err)
 	}
-	sch, err := c.Compile("openapidoc.json#/components/schemas/Pet")
+	sch, err := c.Compile("schema.json")
 	if err != nil {
 		log.Fatal(err)
 	}

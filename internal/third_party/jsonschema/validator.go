@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/skillpm/skillpm/internal/jsonschema/kind"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema/kind"
 	"golang.org/x/text/message"
 )
 

@@ -5,17 +5,17 @@ import (
 	"log"
 	"strings"
 
-	"github.com/skillpm/skillpm/internal/jsonschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 )
 
 // SchemaExt --
 
-type discriminator struct {
-	pname  string
-	values map[string]*jsonschema.Schema
+type openapiDiscriminator struct {
+	pname   string
+	mapping map[string]*jsonschema.Schema
 }
 
-func (d *discriminator) Validate(ctx *jsonschema.ValidatorContext, v any) {
+func (d *openapiDiscriminator) Validate(ctx *jsonschema.ValidatorContext, v any) {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return
@@ -28,7 +28,7 @@ func (d *discriminator) Validate(ctx *jsonschema.ValidatorContext, v any) {
 	if !ok {
 		return
 	}
-	sch := d.values[value]
+	sch := d.mapping[value]
 	if sch == nil {
 		return
 	}
@@ -41,23 +41,21 @@ func (d *discriminator) Validate(ctx *jsonschema.ValidatorContext, v any) {
 
 // Vocab --
 
-func discriminatorVocab() *jsonschema.Vocabulary {
-	url := "http://example.com/meta/discriminator"
+func openapiDiscriminatorVocab() *jsonschema.Vocabulary {
+	url := "http://example.com/meta/openapi/discriminator"
 	schema, err := jsonschema.UnmarshalJSON(strings.NewReader(`{
 		"properties" : {
 			"discriminator": {
 				"type": "object",
-				"minProperties": 1,
-				"maxProperties": 1,
-				"patternProperties": {
-					".*": {
-						"type": "object",
+		        "required": ["propertyName", "mapping"],
+				"properties": {
+					"propertyName": { "type": "string" },
+					"mapping": {
+		            	"type": "object",
 						"patternProperties": {
-							".*": {
-								"$ref": "https://json-schema.org/draft/2020-12/schema"
-							}
+							".*": { "type": "string" }
 						}
-					}
+		            }
 				}
 			}
 		}
@@ -81,11 +79,11 @@ func discriminatorVocab() *jsonschema.Vocabulary {
 		Subschemas: []jsonschema.SchemaPath{
 			{jsonschema.Prop("discriminator"), jsonschema.AllProp{}, jsonschema.AllProp{}},
 		},
-		Compile: compileDiscriminator,
+		Compile: compileOpenapiDiscriminator,
 	}
 }
 
-func compileDiscriminator(ctx *jsonschema.CompilerContext, obj map[string]any) (jsonschema.SchemaExt, error) {
+func compileOpenapiDiscriminator(ctx *jsonschema.CompilerContext, obj map[string]any) (jsonschema.SchemaExt, error) {
 	v, ok := obj["discriminator"]
 	if !ok {
 		return nil, nil
@@ -94,37 +92,33 @@ func compileDiscriminator(ctx *jsonschema.CompilerContext, obj map[string]any) (
 	if !ok {
 		return nil, nil
 	}
-	var pname string
-	var pvalue any
-	for key, value := range d {
-		pname = key
-		pvalue = value
-		break
+	pname := d["propertyName"].(string)
+	mapping := map[string]*jsonschema.Schema{}
+	for val, ref := range d["mapping"].(map[string]any) {
+		sch, err := ctx.EnqueueRef(ref.(string))
+		if err != nil {
+			return nil, err
+		}
+		mapping[val] = sch
 	}
-	values := map[string]*jsonschema.Schema{}
-	vm, ok := pvalue.(map[string]any)
-	if !ok {
-		return nil, nil
-	}
-	for value := range vm {
-		values[value] = ctx.Enqueue([]string{"discriminator", pname, value})
-	}
-	return &discriminator{pname, values}, nil
+	return &openapiDiscriminator{pname, mapping}, nil
 }
 
 // Example --
 
-func Example_vocab_discriminator() {
+func Example_vocab_openapiDiscriminator() {
 	// if kind is fish, swimmingSpeed is required
 	// if kind is dog, runningSpeed is required
-	schema, err := jsonschema.UnmarshalJSON(strings.NewReader(`{
-		"type": "object",
-		"properties": {
-			"kind": { "type": "string" }
-		},
-		"required": ["kind"],
-		"discriminator": {
-			"kind": {
+	openapiDoc, err := jsonschema.UnmarshalJSON(strings.NewReader(`{
+		"components": {
+			"schemas": {
+				"dog": {
+					"type": "object",
+					"properties": {
+						"runningSpeed": { "type": "number" }
+					},
+					"required": ["runningSpeed"]
+				},
 				"fish": {
 					"type": "object",
 					"properties": {
@@ -132,12 +126,19 @@ func Example_vocab_discriminator() {
 					},
 					"required": ["swimmingSpeed"]
 				},
-				"dog": {
+				"Pet": {
 					"type": "object",
 					"properties": {
-						"runningSpeed": { "type": "number" }
+						"kind": { "type": "string" }
 					},
-					"required": ["runningSpeed"]
+					"required": ["kind"],
+					"discriminator": {
+						"propertyName": "kind",
+						"mapping": {
+							"fish": "#/components/schemas/fish",
+							"dog": "#/components/schemas/dog"
+						}
+					}
 				}
 			}
 		}
@@ -154,11 +155,11 @@ func Example_vocab_discriminator() {
 	}
 	c := jsonschema.NewCompiler()
 	c.AssertVocabs()
-	c.RegisterVocabulary(discriminatorVocab())
-	if err := c.AddResource("schema.json", schema); err != nil {
+	c.RegisterVocabulary(openapiDiscriminatorVocab())
+	if err := c.AddResource("openapidoc.json", openapiDoc); err != nil {
 		log.Fatal(err)
 	}
-	sch, err := c.Compile("schema.json")
+	sch, err := c.Compile("openapidoc.json#/components/schemas/Pet")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,0 +1,82 @@
+// Package selfschema compiles self-contained JSON Schemas: a tool's input
+// or output schema, or one of skillpm's embedded format schemas. Every
+// $ref to a resource outside the document is refused, so a schema can
+// never make skillpm read files or the network. It is the one place both
+// the linter (skill) and the tool runner (toolrun) compile schemas.
+package selfschema
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
+)
+
+// Stage says where Compile failed.
+type Stage int
+
+// Stages of Compile.
+const (
+	// StageParse: the schema is not valid JSON.
+	StageParse Stage = iota + 1
+	// StageAdd: the document could not be added as a resource.
+	StageAdd
+	// StageCompile: the schema is not a valid schema (or has an
+	// external $ref).
+	StageCompile
+)
+
+// Error is a schema Compile could not compile. Its message is the
+// underlying error's, which it wraps.
+type Error struct {
+	Stage Stage
+	Err   error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Options tune Compile.
+type Options struct {
+	// DefaultDraft applies to schemas without $schema; nil keeps the
+	// compiler's default (the latest draft, 2020-12).
+	DefaultDraft *jsonschema.Draft
+	// RefusedRef makes the error for a $ref to url outside the schema;
+	// nil says "$ref to URL is not allowed: schemas must be
+	// self-contained".
+	RefusedRef func(url string) error
+}
+
+// Compile parses raw and compiles it as the resource url (which names it
+// in error messages). A $ref to any other resource fails the compile.
+func Compile(url string, raw []byte, opts Options) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, &Error{Stage: StageParse, Err: err}
+	}
+	c := jsonschema.NewCompiler()
+	if opts.DefaultDraft != nil {
+		c.DefaultDraft(opts.DefaultDraft)
+	}
+	c.UseLoader(noLoader{opts.RefusedRef})
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, &Error{Stage: StageAdd, Err: err}
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		return nil, &Error{Stage: StageCompile, Err: err}
+	}
+	return sch, nil
+}
+
+// noLoader refuses every $ref to a resource outside the schema itself.
+type noLoader struct{ refused func(string) error }
+
+func (l noLoader) Load(url string) (any, error) {
+	if l.refused != nil {
+		return nil, l.refused(url)
+	}
+	return nil, fmt.Errorf("$ref to %s is not allowed: schemas must be self-contained", url)
+}

@@ -1,0 +1,100 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/lockfile"
+	"github.com/skillpm/skillpm/verify"
+)
+
+// VerifyOptions configure Verify.
+type VerifyOptions struct {
+	// Trust reads the registry and applies the trust policy (its
+	// Verifier may be nil: digests, blobs and files are still checked).
+	Trust *verify.Trust
+	// Lock tunes the registry checks (verify.Trust.Lock): Deep downloads
+	// and digest-checks every blob.
+	Lock verify.LockOptions
+}
+
+// Verify checks the project's lock as 'skillpm verify' does: the lock
+// against skills.yaml and the manifests it pins (CheckLockFiles,
+// CheckPinned), every locked skill against its registry and the trust
+// policy (verify.Trust.Lock), and the installed files against the lock.
+// Each skill is fetched from, and its trust rule chosen for, the
+// repository skills.yaml resolves it to, never the one the lock claims.
+// It returns one report per locked skill (and one per wanted skill the
+// lock lacks); problems are in the reports, the error is for a check
+// that could not run at all.
+func (m *Manager) Verify(ctx context.Context, lock *lockfile.File, opts VerifyOptions) ([]*verify.Report, error) {
+	var problems []LockProblem
+	var le *LockError
+	if err := m.CheckLockFiles(lock); errors.As(err, &le) {
+		problems = le.Problems
+	} else if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.LockPath(), err)
+	}
+	locked := make([]verify.Locked, len(lock.Skills))
+	for i, s := range lock.Skills {
+		repo, err := m.Repository(s.Name)
+		if err != nil {
+			return nil, err
+		}
+		locked[i] = verify.Locked{Skill: s, Repository: repo, Abs: m.Project.Abs(repo)}
+	}
+	reports, err := opts.Trust.Lock(ctx, locked, opts.Lock)
+	if err != nil {
+		return nil, err
+	}
+	rels := map[string]*Release{}
+	for i, r := range reports {
+		if r.Resolved != nil {
+			rels[r.Name] = ReleaseOf(locked[i].Repository, r.Resolved)
+		}
+	}
+	if err := CheckPinned(m.Project, lock, rels); errors.As(err, &le) {
+		problems = append(problems, le.Problems...)
+	} else if err != nil {
+		return nil, err
+	}
+	byName := map[string]*verify.Report{}
+	for _, r := range reports {
+		byName[r.Name] = r
+	}
+	for _, p := range problems {
+		r := byName[p.Skill]
+		if r == nil { // a wanted skill with no entry
+			r = &verify.Report{Name: p.Skill}
+			byName[p.Skill] = r
+			reports = append(reports, r)
+		}
+		r.Fail(verify.StatusTampered, "skills.lock: %s (re-resolve it from skills.yaml: rm skills.lock && skillpm install)", p.Reason)
+	}
+	states, err := install.Status(m.TargetDirs(), lock, m.StatusOwner(), m.Bounds())
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range states {
+		r := byName[st.Name]
+		if r == nil {
+			continue
+		}
+		switch st.State {
+		case install.StateOK:
+			if r.Installed == "" {
+				r.Installed = "ok"
+			}
+		case install.StateNotInstalled:
+			r.Installed = "not installed"
+			r.Fail(verify.StatusNotInstalled, "%s: locked but not installed (run 'skillpm install')", filepath.Join(st.Target, st.Name))
+		case install.StateModified, install.StateOutdated, install.StateMissing:
+			r.Installed = string(st.State)
+			r.Fail(verify.StatusTampered, "%s: installed files do not match the lock (%s)", filepath.Join(st.Target, st.Name), st.State)
+		}
+	}
+	return reports, nil
+}
