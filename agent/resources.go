@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -82,17 +81,17 @@ func SkillURI(name, rel string) string {
 type servedFile struct {
 	dir, rel, mime string
 	size           int64
+	skillDesc      string // the skill's description, given on SKILL.md
 }
 
 // skillStamp tells whether a skill folder changed since it was listed: an
 // install replaces the folder (a new modification time) or rewrites
 // SKILL.md.
 type skillStamp struct {
-	dir            string
-	dirMod, mdMod  time.Time
-	mdSize         int64
-	files          []servedFile
-	name, descript string
+	dir           string
+	dirMod, mdMod time.Time
+	mdSize        int64
+	files         []servedFile
 }
 
 // Resources serves the files of a set of skills as MCP resources under
@@ -147,6 +146,7 @@ func (r *Resources) Sync(s *mcp.Server, skills []*Skill) bool {
 		st := r.stamp(sk)
 		stamps[sk.Name] = st
 		for _, f := range st.files {
+			f.skillDesc = sk.Description
 			want[SkillURI(sk.Name, f.rel)] = f
 		}
 		idx.Skills = append(idx.Skills, IndexEntry{Type: "skill-md", Name: sk.Name, Description: sk.Description, URL: SkillURI(sk.Name, "SKILL.md")})
@@ -176,7 +176,11 @@ func (r *Resources) Sync(s *mcp.Server, skills []*Skill) bool {
 		if old, ok := r.served[uri]; ok && old == f {
 			continue
 		}
-		s.AddResource(&mcp.Resource{URI: uri, Name: path.Base(f.rel), Title: uri, MIMEType: f.mime, Size: f.size}, r.readFile(uri))
+		res := &mcp.Resource{URI: uri, Name: f.rel, MIMEType: f.mime, Size: f.size}
+		if f.rel == "SKILL.md" {
+			res.Description = f.skillDesc
+		}
+		s.AddResource(res, r.readFile(uri))
 		changed = true
 	}
 	r.served = want
@@ -194,7 +198,7 @@ func (r *Resources) Sync(s *mcp.Server, skills []*Skill) bool {
 // stamp returns the listing of sk's folder, reusing the last one when the
 // folder and its SKILL.md did not change.
 func (r *Resources) stamp(sk *Skill) *skillStamp {
-	st := &skillStamp{dir: sk.Dir, name: sk.Name, descript: sk.Description}
+	st := &skillStamp{dir: sk.Dir}
 	if fi, err := os.Stat(sk.Dir); err == nil {
 		st.dirMod = fi.ModTime()
 	}

@@ -137,6 +137,12 @@ func TestSkillResources(t *testing.T) {
 			t.Errorf("%s: mimeType = %+v; want %s", uri, r, mime)
 		}
 	}
+	if r := got["skill://pdf/SKILL.md"]; r == nil || r.Name != "SKILL.md" || r.Description != "fill PDF forms" {
+		t.Errorf("SKILL.md resource = %+v; want its path as name and the skill's description", r)
+	}
+	if r := got["skill://pdf/references/forms.md"]; r == nil || r.Name != "references/forms.md" || r.Size != int64(len("# Forms\n")) {
+		t.Errorf("forms.md resource = %+v; want its path as name and its size", r)
+	}
 	if n := strings.Count(strings.Join(warnings, "\n"), "not serving"); n != 2 {
 		t.Errorf("warnings = %q; want the two escaping links named", warnings)
 	}
