@@ -102,6 +102,7 @@ type Resources struct {
 	mu     sync.Mutex
 	served map[string]servedFile  // by URI
 	stamps map[string]*skillStamp // by skill name
+	sig    string                 // names, descriptions and folders last synced
 	index  []byte
 }
 
@@ -139,20 +140,30 @@ func Advertise(caps *mcp.ServerCapabilities) *mcp.ServerCapabilities {
 func (r *Resources) Sync(s *mcp.Server, skills []*Skill) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	stamps := make(map[string]*skillStamp, len(skills))
+	var sig strings.Builder
+	relisted := false
+	for _, sk := range skills {
+		st, fresh := r.stamp(sk)
+		stamps[sk.Name] = st
+		relisted = relisted || fresh
+		fmt.Fprintf(&sig, "%s\x00%s\x00%s\x00", sk.Name, sk.Description, sk.Dir)
+	}
+	r.stamps = stamps
+	if !relisted && sig.String() == r.sig && r.index != nil {
+		return false // the common case of a poll: one stat per folder and SKILL.md
+	}
+	r.sig = sig.String()
 	want := map[string]servedFile{}
-	stamps := map[string]*skillStamp{}
 	idx := Index{Schema: DiscoverySchema, Skills: []IndexEntry{}}
 	for _, sk := range skills {
-		st := r.stamp(sk)
-		stamps[sk.Name] = st
-		for _, f := range st.files {
+		for _, f := range stamps[sk.Name].files {
 			f.skillDesc = sk.Description
 			want[SkillURI(sk.Name, f.rel)] = f
 		}
 		idx.Skills = append(idx.Skills, IndexEntry{Type: "skill-md", Name: sk.Name, Description: sk.Description, URL: SkillURI(sk.Name, "SKILL.md")})
 	}
 	sort.Slice(idx.Skills, func(i, j int) bool { return idx.Skills[i].Name < idx.Skills[j].Name })
-	r.stamps = stamps
 
 	changed := false
 	var gone []string
@@ -196,9 +207,9 @@ func (r *Resources) Sync(s *mcp.Server, skills []*Skill) bool {
 }
 
 // stamp returns the listing of sk's folder, reusing the last one when the
-// folder and its SKILL.md did not change.
-func (r *Resources) stamp(sk *Skill) *skillStamp {
-	st := &skillStamp{dir: sk.Dir}
+// folder and its SKILL.md did not change; fresh says it listed again.
+func (r *Resources) stamp(sk *Skill) (st *skillStamp, fresh bool) {
+	st = &skillStamp{dir: sk.Dir}
 	if fi, err := os.Stat(sk.Dir); err == nil {
 		st.dirMod = fi.ModTime()
 	}
@@ -207,10 +218,10 @@ func (r *Resources) stamp(sk *Skill) *skillStamp {
 	}
 	if old := r.stamps[sk.Name]; old != nil && old.dir == st.dir && old.dirMod.Equal(st.dirMod) && old.mdMod.Equal(st.mdMod) && old.mdSize == st.mdSize {
 		st.files = old.files
-		return st
+		return st, false
 	}
 	st.files = r.list(sk)
-	return st
+	return st, true
 }
 
 // list walks a skill folder for the files to serve. Symbolic links are
