@@ -13,15 +13,18 @@ const (
 	HostMCP       Host = "mcp"       // {name, description, inputSchema, outputSchema?}
 	HostOpenAI    Host = "openai"    // {type: function, function: {name, description, parameters, strict}}
 	HostAnthropic Host = "anthropic" // {name, description, input_schema}
+	// HostOpenAIResponses is the Responses API's flat function tool:
+	// {type: function, name, description, parameters, strict}.
+	HostOpenAIResponses Host = "openai-responses"
 )
 
 // ParseHost checks a host name given on a command line.
 func ParseHost(s string) (Host, error) {
 	switch h := Host(s); h {
-	case HostMCP, HostOpenAI, HostAnthropic:
+	case HostMCP, HostOpenAI, HostOpenAIResponses, HostAnthropic:
 		return h, nil
 	}
-	return "", fmt.Errorf("unknown tool format %q; want mcp, openai or anthropic", s)
+	return "", fmt.Errorf("unknown tool format %q; want mcp, openai, openai-responses or anthropic", s)
 }
 
 // Definition is one tool in a host's format, ready to marshal.
@@ -51,6 +54,17 @@ type OpenAIFunction struct {
 	Strict      bool            `json:"strict"`
 }
 
+// OpenAIResponsesTool is a Responses API function tool: the function's
+// fields sit beside type, not under "function". Strict is set as for
+// OpenAIFunction.
+type OpenAIResponsesTool struct {
+	Type        string          `json:"type"` // "function"
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Strict      bool            `json:"strict"`
+}
+
 // AnthropicTool is a Messages API client tool.
 type AnthropicTool struct {
 	Name        string          `json:"name"`
@@ -68,6 +82,8 @@ func (c *Catalog) ToolDefinitions(host Host, builtins bool) []Definition {
 		case HostOpenAI:
 			defs = append(defs, OpenAITool{Type: "function", Function: OpenAIFunction{
 				Name: name, Description: desc, Parameters: in, Strict: StrictCompatible(in)}})
+		case HostOpenAIResponses:
+			defs = append(defs, OpenAIResponsesTool{Type: "function", Name: name, Description: desc, Parameters: in, Strict: StrictCompatible(in)})
 		case HostAnthropic:
 			defs = append(defs, AnthropicTool{Name: name, Description: desc, InputSchema: in})
 		default:

@@ -43,7 +43,7 @@ func TestPrompts(t *testing.T) {
 
 func TestToolDefinitions(t *testing.T) {
 	c := fixed()
-	for _, h := range []Host{HostMCP, HostOpenAI, HostAnthropic} {
+	for _, h := range []Host{HostMCP, HostOpenAI, HostOpenAIResponses, HostAnthropic} {
 		b, err := json.MarshalIndent(c.ToolDefinitions(h, h == HostOpenAI), "", "  ")
 		if err != nil {
 			t.Fatal(err)

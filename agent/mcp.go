@@ -18,6 +18,10 @@ type ServerOptions struct {
 	Run toolrun.Options
 	// Warn, if set, is told about tools left out of the server.
 	Warn func(msg string)
+	// Resources serves the skills' files (MCP Skills Extension); nil
+	// makes a fresh set with default limits. Give the same set to
+	// Resources.Watch to follow installs while the server runs.
+	Resources *Resources
 }
 
 // NewServer returns an MCP server exposing the catalog: every effective
@@ -27,6 +31,10 @@ type ServerOptions struct {
 // and the error envelope (or the use_skill result, or the load_skill text)
 // as their content, never protocol errors, so the model sees them.
 //
+// Every file of every skill is a resource skill://<name>/<path>, with
+// skill://index.json listing the skills, and the server advertises the
+// MCP Skills Extension (SkillsExtension) in its capabilities.
+//
 // A declared tool named load_skill or use_skill, or whose input schema is
 // not an object schema, is left out and reported through opts.Warn.
 func NewServer(c *Catalog, opts ServerOptions) *mcp.Server {
@@ -35,7 +43,12 @@ func NewServer(c *Catalog, opts ServerOptions) *mcp.Server {
 		warn = func(string) {}
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "skillpm", Version: opts.Version},
-		&mcp.ServerOptions{Instructions: c.PromptMarkdown()})
+		&mcp.ServerOptions{Instructions: c.PromptMarkdown(), Capabilities: Advertise(nil)})
+	res := opts.Resources
+	if res == nil {
+		res = NewResources(ResourceOptions{Warn: warn})
+	}
+	res.Sync(s, c.Skills)
 
 	for _, b := range c.Builtins() {
 		s.AddTool(&mcp.Tool{Name: b.Name, Description: b.Description, InputSchema: b.InputSchema}, c.builtinHandler(b.Name, opts.Run))

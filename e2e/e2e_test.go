@@ -127,6 +127,8 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			e.Setenv("REGISTRY", srv.addr)
 			e.Setenv("REGISTRY_KIND", k.name)
 			e.Setenv("COSIGN", cosignBin())
+			e.Setenv("MCP_JS", mcpJSModules())
+			e.Setenv("ORAS", orasBin())
 			e.Values[scriptEnvKey{}] = &scriptEnv{kind: k, bin: bin, tb: tb, extras: map[string]*server{}}
 			e.Values[faultProxiesKey{}] = &sync.Map{}
 			e.Values[hostilesKey{}] = &sync.Map{}
@@ -152,6 +154,9 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 					return false, fmt.Errorf("cosign is required when CI is set: run scripts/test, which builds it, or set SKILLPM_COSIGN_BIN")
 				}
 				return cosignBin() != "", nil
+			}
+			if ok, known, err := peerCondition(cond); known {
+				return ok, err
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

@@ -142,7 +142,7 @@ func Pack(ctx context.Context, dir string, opts PackOptions) (*Package, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Package{Name: name, Version: version, Config: ConfigFromSkill(s, version), Stats: st, Layer: layerDescriptor(st), layerPath: layerPath}
+	p := &Package{Name: name, Version: version, Config: ConfigFromSkill(s, version), Stats: st, Layer: layerDescriptor(name, st), layerPath: layerPath}
 	if p.ConfigJSON, err = json.Marshal(p.Config); err != nil {
 		p.Close()
 		return nil, err

@@ -71,7 +71,7 @@ func TestPullForeignArtifacts(t *testing.T) {
 		wantNote string
 	}{
 		{"oras push of a folder", func(r *rawRepo) {
-			l := r.blob(ocispec.MediaTypeImageLayerGzip, folder, map[string]string{ocispec.AnnotationTitle: "pdf", annotationOrasUnpack: "true"})
+			l := r.blob(ocispec.MediaTypeImageLayerGzip, folder, map[string]string{ocispec.AnnotationTitle: "pdf", AnnotationORASUnpack: "true"})
 			r.manifest(ocispec.MediaTypeImageManifest, map[string]any{"schemaVersion": 2, "mediaType": ocispec.MediaTypeImageManifest, "artifactType": "application/vnd.unknown.artifact.v1", "config": emptyConfig(r), "layers": []ocispec.Descriptor{l}}, "1.0.0")
 		}, FormatArchive, "artifactType application/vnd.unknown.artifact.v1"},
 		{"oras push of a tarball file", func(r *rawRepo) {
@@ -94,6 +94,11 @@ func TestPullForeignArtifacts(t *testing.T) {
 			m.ArtifactType = "application/vnd.example.skill.v1"
 			r.manifest(ocispec.MediaTypeImageIndex, map[string]any{"schemaVersion": 2, "mediaType": ocispec.MediaTypeImageIndex, "manifests": []ocispec.Descriptor{m}}, "1.0.0")
 		}, FormatArchive, "application/vnd.example.skill.layer.v1.tar+gzip layer"},
+		{"skillpm artifact from before the layer was titled for oras", func(r *rawRepo) {
+			cfg := r.blob(MediaTypeConfig, []byte(`{"schemaVersion":"0.1.0","name":"pdf","version":"1.0.0"}`), nil)
+			l := r.blob(MediaTypeContent, folder, nil)
+			r.manifest(ocispec.MediaTypeImageManifest, map[string]any{"schemaVersion": 2, "mediaType": ocispec.MediaTypeImageManifest, "artifactType": ArtifactType, "config": cfg, "layers": []ocispec.Descriptor{l}}, "1.0.0")
+		}, FormatAgentSkills, ""},
 		{"agent skills layout with an extra layer", func(r *rawRepo) {
 			cfg := r.blob(MediaTypeConfig, []byte(`{"schemaVersion":"0.1.0","name":"pdf","version":"1.0.0"}`), nil)
 			card := r.blob("application/vnd.docsclaw.skill.card.v1+yaml", []byte("name: pdf\n"), nil)

@@ -30,7 +30,6 @@ const (
 const (
 	mediaTypeDockerManifest = "application/vnd.docker.distribution.manifest.v2+json"
 	mediaTypeDockerList     = "application/vnd.docker.distribution.manifest.list.v2+json"
-	annotationOrasUnpack    = "io.deis.oras.content.unpack"
 )
 
 // Layout is what a manifest was recognised as: which of its blobs hold
@@ -176,7 +175,7 @@ func describeType(m *manifestOrIndex) string {
 // ...layer.v1.tar whatever they hold) unless the title is a tarball's or
 // oras marked it as a packed folder.
 func isArchive(d ocispec.Descriptor) bool {
-	if d.Annotations[annotationOrasUnpack] == "true" {
+	if d.Annotations[AnnotationORASUnpack] == "true" {
 		return true
 	}
 	if title := d.Annotations[ocispec.AnnotationTitle]; title != "" {

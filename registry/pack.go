@@ -42,8 +42,11 @@ const GzipLevel = gzip.DefaultCompression
 type LayerStats struct {
 	Digest digest.Digest // of the compressed layer
 	Size   int64         // compressed bytes
-	Files  int           // regular files, directories and symlinks
-	Bytes  int64         // bytes of regular file content
+	// TarDigest is the digest of the uncompressed tar, which the layer
+	// descriptor carries for 'oras pull' (AnnotationORASDigest).
+	TarDigest digest.Digest
+	Files     int   // regular files, directories and symlinks
+	Bytes     int64 // bytes of regular file content
 }
 
 // WriteLayer writes the folder dir to w as a reproducible tar+gzip
@@ -72,7 +75,8 @@ func writeLayer(ctx context.Context, w io.Writer, dir, root string, lim Limits, 
 	if err != nil {
 		return st, err
 	}
-	tw := tar.NewWriter(zw)
+	th := sha256.New()
+	tw := tar.NewWriter(io.MultiWriter(zw, th))
 	realDir, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return st, fmt.Errorf("pack %s: %w", dir, err)
@@ -150,6 +154,7 @@ func writeLayer(ctx context.Context, w io.Writer, dir, root string, lim Limits, 
 	}
 	st.Digest = digest.NewDigest(digest.SHA256, h)
 	st.Size = cw.n
+	st.TarDigest = digest.NewDigest(digest.SHA256, th)
 	return st, nil
 }
 
@@ -269,9 +274,25 @@ func spoolLayer(ctx context.Context, dir, root, tmpDir string, lim Limits, ignor
 	return f.Name(), st, nil
 }
 
-// layerDescriptor describes a content layer.
-func layerDescriptor(st LayerStats) ocispec.Descriptor {
-	return ocispec.Descriptor{MediaType: MediaTypeContent, Digest: st.Digest, Size: st.Size}
+// Annotations on the content layer that make 'oras pull' (oras-go's file
+// store) unpack it as a folder named by org.opencontainers.image.title.
+const (
+	// AnnotationORASUnpack set to "true" asks ORAS to extract the layer.
+	AnnotationORASUnpack = "io.deis.oras.content.unpack"
+	// AnnotationORASDigest is the digest of the uncompressed tar, which
+	// ORAS checks while extracting.
+	AnnotationORASDigest = "io.deis.oras.content.digest"
+)
+
+// layerDescriptor describes the content layer of the skill name: the
+// layer is rooted at name/, so it is titled name, and 'oras pull REF'
+// writes name/SKILL.md and the rest of the folder.
+func layerDescriptor(name string, st LayerStats) ocispec.Descriptor {
+	return ocispec.Descriptor{MediaType: MediaTypeContent, Digest: st.Digest, Size: st.Size, Annotations: map[string]string{
+		ocispec.AnnotationTitle: name,
+		AnnotationORASUnpack:    "true",
+		AnnotationORASDigest:    st.TarDigest.String(),
+	}}
 }
 
 var errNoName = errors.New("SKILL.md has no valid name")

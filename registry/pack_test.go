@@ -5,12 +5,16 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	digest "github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
 // makeCopy writes the same skill into dir, varying everything that must
@@ -130,7 +134,7 @@ func TestPackGoldenDigests(t *testing.T) {
 	defer p.Close()
 	const (
 		wantLayer    = "sha256:a3afbe23d80ffed304a2e6df79dcfd7c8558f56626105ed44c5fe42e4adc2650"
-		wantManifest = "sha256:05769c6a6e443169e3dfec67b747852995d11a91636f94521a7b1dca692512e3"
+		wantManifest = "sha256:c16c88b5de546b4dca6e3d92d94e2a32523a374a04dd01d43ddd015dacb7e86d"
 	)
 	if p.Layer.Digest != wantLayer || p.Manifest.Digest != wantManifest {
 		t.Errorf("layer %s, manifest %s; want %s, %s (the pack format changed)", p.Layer.Digest, p.Manifest.Digest, wantLayer, wantManifest)
@@ -284,5 +288,38 @@ func TestPackStoresIncompressibleFiles(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s reads back different content", name)
 		}
+	}
+}
+
+// TestPackORASAnnotations: the content layer is titled with the skill's
+// name and carries what 'oras pull' needs to unpack it as that folder,
+// including the digest of the uncompressed tar it checks.
+func TestPackORASAnnotations(t *testing.T) {
+	dir := makeCopy(t, t.TempDir(), false, 0o022, time.Now(), 0)
+	p, err := Pack(bg, dir, PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var buf bytes.Buffer
+	st, err := WriteLayer(bg, &buf, dir, p.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tarBytes, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTar := digest.FromBytes(tarBytes)
+	if st.TarDigest != wantTar {
+		t.Errorf("TarDigest = %s; want %s, the digest of the gunzipped layer", st.TarDigest, wantTar)
+	}
+	want := map[string]string{ocispec.AnnotationTitle: p.Name, AnnotationORASUnpack: "true", AnnotationORASDigest: wantTar.String()}
+	if !maps.Equal(p.Layer.Annotations, want) {
+		t.Errorf("layer annotations = %v; want %v", p.Layer.Annotations, want)
 	}
 }

@@ -198,7 +198,7 @@ func (s *Skill) loadTools(lim Limits) error {
 	if !sameTools(s.Tools, tf.tools) {
 		s.problems = append(s.problems, Diagnostic{Rule: "tools-json-stale", File: p, Line: 1,
 			Message: "tools.json disagrees with the tools in SKILL.md frontmatter; the frontmatter wins",
-			Fix:     "regenerate tools.json from SKILL.md or delete it"})
+			Fix:     "regenerate it from SKILL.md with 'skillpm tools --write-tools-json " + s.Dir + "', or delete it"})
 	}
 	return nil
 }

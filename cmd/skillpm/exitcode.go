@@ -74,7 +74,7 @@ func exitCode(err error) int {
 		return exitToolFailed
 	case errors.Is(err, agent.ErrNotFound):
 		return exitNotFound
-	case errors.Is(err, agent.ErrSmokeInvalid), errors.Is(err, agent.ErrInvalid):
+	case errors.Is(err, agent.ErrSmokeInvalid), errors.Is(err, agent.ErrInvalid), errors.Is(err, skill.ErrNoFrontmatterTools):
 		return exitInvalid
 	case errors.Is(err, verify.ErrPolicy):
 		return exitPolicy

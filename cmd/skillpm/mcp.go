@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,9 +20,13 @@ the connection. It serves every tool the effective installed skills declare
 (input_schema as inputSchema), plus load_skill (a skill's instructions) and
 use_skill (run a script from a skill folder) and select_skills (the Universal
 spec's deterministic selection, as 'skillpm select'), and sends the skills
-list as its instructions. Skills it skips or serves despite lint errors are
+list as its instructions. It speaks the MCP Skills Extension
+(io.modelcontextprotocol/skills): every file of every skill is a resource
+skill://<name>/<path> (binary files as blobs), skill://index.json lists the
+skills, and clients get notifications/resources/list_changed when skills
+are installed, updated or removed while it runs (--watch-interval). Skills it skips or serves despite lint errors are
 named on stderr. Tool failures come back as tool results with isError set.
-Logs go to stderr. The skill set is read once, at start. When stdin ends,
+Logs go to stderr. Tools are read once, at start. When stdin ends,
 requests already read are answered before the server exits, so a scripted
 session ('skillpm mcp < requests.jsonl') gets every response; calls still
 running --drain (default 5s) after the end of input are stopped (exit 12). On SIGTERM or
@@ -41,8 +46,9 @@ Examples:
   skillpm mcp
   skillpm mcp -C ~/src/app --timeout 2m
   skillpm mcp --host mcp --include 'pdf-*' --max-output 8192
-  npx @modelcontextprotocol/inspector --cli skillpm mcp --method tools/list`,
-		Flags: append(append(runFlags(), maxOutputFlag(), hostFlag(),
+  npx @modelcontextprotocol/inspector --cli skillpm mcp --method tools/list
+  npx @modelcontextprotocol/inspector --cli skillpm mcp --method resources/read --uri skill://index.json`,
+		Flags: append(append(runFlags(), maxOutputFlag(), hostFlag(), watchFlag(),
 			&cli.DurationFlag{Name: "drain", Value: agent.DefaultDrain, Usage: "when stdin ends, let calls already read run this long before stopping them"}),
 			append(filterFlags(), catalogFlags()...)...),
 		Action: func(c *cli.Context) error {
@@ -60,8 +66,15 @@ Examples:
 			if err != nil {
 				return err
 			}
-			opts := agent.ServerOptions{Version: version, Run: run, Warn: func(m string) { e.logf("warning: %s", m) }}
+			warn := func(m string) { e.logf("warning: %s", m) }
+			res := agent.NewResources(agent.ResourceOptions{Warn: warn})
+			opts := agent.ServerOptions{Version: version, Run: run, Warn: warn, Resources: res}
 			srv := agent.NewServer(cat, opts)
+			if every := c.Duration("watch-interval"); every > 0 {
+				ctx, stop := context.WithCancel(c.Context)
+				defer stop()
+				go res.Watch(ctx, srv, reloadSkills(c), every)
+			}
 			e.debugf("mcp: serving %d skills, %d tools on stdio", len(cat.Skills), len(cat.Tools))
 			t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
 			if c.Duration("drain") <= 0 {

@@ -141,16 +141,25 @@ Examples:
   skillpm tools
   skillpm tools --json
   skillpm tools --format openai --builtins > tools.json
+  skillpm tools --format openai-responses
+  skillpm tools --write-tools-json skills/pdf
   skillpm tools -C ~/src/app --format mcp
   skillpm tools --format openai --host openai-responses --exclude 'experimental-*'`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "format", Usage: "print tool definitions for `HOST`: mcp, openai or anthropic"},
+			&cli.StringFlag{Name: "format", Usage: "print tool definitions for `HOST`: mcp, openai (Chat Completions), openai-responses (Responses API) or anthropic"},
+			&cli.StringFlag{Name: "write-tools-json", Usage: "regenerate `DIR`/tools.json from DIR/SKILL.md's frontmatter tools (deterministic bytes)"},
 			&cli.BoolFlag{Name: "builtins", Usage: "with --format, also define the load_skill and use_skill tools"},
 			hostFlag(),
 		}, append(filterFlags(), catalogFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErrorf(c, "tools takes no arguments")
+			}
+			if dir := c.String("write-tools-json"); dir != "" {
+				if c.IsSet("format") {
+					return usageErrorf(c, "--write-tools-json and --format do not go together")
+				}
+				return writeToolsJSON(e, dir)
 			}
 			var host agent.Host
 			if f := c.String("format"); f != "" {
