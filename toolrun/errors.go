@@ -29,6 +29,10 @@ const (
 	// handler threw, the run was cancelled, or the tool definition itself is
 	// unusable (unknown runtime, input schema that does not compile).
 	ExecutionFailed Kind = "ExecutionFailed"
+	// PermissionDenied: the sandbox denied an operation the handler tried
+	// (reading or writing outside its allowance, a connection, a
+	// subprocess), or strict mode refused to run unconfined.
+	PermissionDenied Kind = "PermissionDenied"
 	// InvalidInput: the tool input is not a JSON object or does not match
 	// the tool's input schema.
 	InvalidInput Kind = "InvalidInput"
@@ -79,7 +83,7 @@ func (e *Error) Code() string {
 		return "TIMEOUT"
 	case SkillNotFound, ScriptNotFound:
 		return "NOT_FOUND"
-	case ScriptNotAllowed:
+	case ScriptNotAllowed, PermissionDenied:
 		return "PERMISSION_DENIED"
 	default:
 		return "EXECUTION_FAILED"

@@ -3,6 +3,8 @@ package toolrun
 import (
 	"context"
 	"time"
+
+	"github.com/skillpm/skillpm/sandbox"
 )
 
 // Script is what Exec needs to run one script from a skill folder.
@@ -13,6 +15,8 @@ type Script struct {
 	Args    []string      // passed as argv, never through a shell
 	Secrets []string      // env var names the skill declares; passed through from Options.Env if set and granted
 	Timeout time.Duration // the script's own timeout; applies when positive and lower than the limit (see Tool.Timeout)
+	// Permissions is what the skill declares; see Tool.Permissions.
+	Permissions sandbox.Permissions
 }
 
 // ExecResult is the use_skill result, JSON-tagged as the skills-as-tools
@@ -60,7 +64,8 @@ func Exec(ctx context.Context, s Script, opts Options) (*ExecResult, error) {
 		groups:    opts.Groups,
 	}
 	var interp string
-	switch inferRuntime(s.Path) {
+	p.runtime = inferRuntime(s.Path)
+	switch p.runtime {
 	case RuntimeNode:
 		interp = opts.NodePath
 	case RuntimePython:
@@ -80,10 +85,16 @@ func Exec(ctx context.Context, s Script, opts Options) (*ExecResult, error) {
 		p.args = append([]string{script}, s.Args...)
 	}
 
+	cleanup, e := opts.confine(&p, s.Permissions, s.Dir)
+	defer cleanup()
+	if e != nil {
+		return fail(e)
+	}
+
 	oc, err := p.run(ctx)
 	res.Stdout, res.Stderr, res.ExitCode = oc.stdout, oc.stderr, oc.exitCode
 	if e := outcomeError(oc, err, p.timeout); e != nil {
-		return fail(e)
+		return fail(sandboxDenied(e, p, oc))
 	}
 	res.Success = true
 	return res, nil

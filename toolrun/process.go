@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/skillpm/skillpm/sandbox"
 )
 
 // truncatedMarker ends a stream that went over Options.MaxOutput.
@@ -34,8 +36,11 @@ type proc struct {
 	env       []string
 	timeout   time.Duration
 	maxOutput int
-	stderr    io.Writer // optional live copy of the child's stderr
-	groups    *Groups   // optional; told about the child while it runs
+	stderr    io.Writer       // optional live copy of the child's stderr
+	groups    *Groups         // optional; told about the child while it runs
+	runtime   string          // python, node, bash or "" (for finding a shim's interpreter)
+	policy    *sandbox.Policy // if set, run confined through launcher
+	launcher  string
 }
 
 // outcome is what running a proc produced.
@@ -83,6 +88,12 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 	// and Wait returns as soon as the main process exits.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	setGroup(cmd)
+	if p.policy != nil {
+		if err := sandbox.Wrap(cmd, *p.policy, p.launcher); err != nil {
+			closeAll(inR, inW, outR, outW, errR, errW)
+			return outcome{exitCode: -1}, err
+		}
+	}
 	cmd.Cancel = func() error { return terminateGroup(cmd.Process) }
 	cmd.WaitDelay = killGrace // then os/exec kills the main process outright
 

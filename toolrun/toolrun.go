@@ -30,6 +30,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/skillpm/skillpm/sandbox"
 )
 
 // Defaults for zero Options fields.
@@ -66,6 +68,9 @@ type Tool struct {
 	// passed through from Options.Env if set there and granted to the
 	// skill (Options.Grants or Options.AllowEnv).
 	Secrets []string
+	// Permissions is what the skill declares (Universal §8); the sandbox
+	// enforces it (see Options.Sandbox).
+	Permissions sandbox.Permissions
 }
 
 // Options configures a run. The zero value is ready to use.
@@ -103,6 +108,9 @@ type Options struct {
 	// NodePath and PythonPath are the interpreters. Default: "node" and
 	// "python3", looked up in the PATH of Env.
 	NodePath, PythonPath string
+	// Sandbox, if set and not off, confines every child to its skill's
+	// declared permissions (or the default profile). Nil runs unconfined.
+	Sandbox *Sandbox
 }
 
 // Result is the outcome of RunTool.
@@ -195,6 +203,12 @@ func RunTool(ctx context.Context, t Tool, input json.RawMessage, opts Options) (
 	if err != nil {
 		return fail(&Error{Kind: ExecutionFailed, Msg: rt + " runtime", Err: err})
 	}
+	p.runtime = rt
+	cleanup, e := opts.confine(&p, t.Permissions, t.Dir)
+	defer cleanup()
+	if e != nil {
+		return fail(e)
+	}
 
 	oc, err := p.run(ctx)
 	res.Stderr, res.ExitCode, res.Duration = oc.stderr, oc.exitCode, oc.duration
@@ -205,7 +219,7 @@ func RunTool(ctx context.Context, t Tool, input json.RawMessage, opts Options) (
 				e.Msg = "handler failed: " + reported.Message
 			}
 		}
-		return fail(e)
+		return fail(sandboxDenied(e, p, oc))
 	}
 	res.Output = jsonOutput(oc.stdout, oc.stdoutCut)
 	return res, nil
