@@ -100,7 +100,7 @@ func (c *Catalog) UseSkill(ctx context.Context, name, script string, args []stri
 		e := &toolrun.Error{Kind: toolrun.SkillNotFound, Skill: name, Script: script, Msg: "not installed; " + availableNames(err)}
 		return &toolrun.ExecResult{ExitCode: -1, Error: e.Error()}, e
 	}
-	return toolrun.Exec(ctx, toolrun.Script{Skill: s.Name, Dir: s.Dir, Path: script, Args: args, Secrets: s.Secrets}, opts)
+	return toolrun.Exec(ctx, toolrun.Script{Skill: s.Name, Dir: s.Dir, Path: script, Args: args, Secrets: s.Secrets, Permissions: Permissions(s.Permissions)}, opts)
 }
 
 func availableNames(err error) string {
@@ -125,6 +125,7 @@ func (t Tool) RunTool() toolrun.Tool {
 		Timeout:     toolrun.Seconds(int64(t.TimeoutSeconds)),
 		InputSchema: t.InputSchema,
 		Secrets:     t.Skill.Secrets,
+		Permissions: Permissions(t.Skill.Permissions),
 	}
 }
 
