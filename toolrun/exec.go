@@ -27,6 +27,10 @@ type ExecResult struct {
 	Stderr   string `json:"stderr"`          // capped likewise
 	ExitCode int    `json:"exitCode"`        // -1 if the script did not run or was killed by a signal
 	Error    string `json:"error,omitempty"` // set on failure
+	// ErrorType is the failure's Kind (SkillNotFound, ScriptNotFound,
+	// ScriptNotAllowed, ExecutionTimeout, ExecutionFailed,
+	// PermissionDenied), for agents to tell failures apart.
+	ErrorType Kind `json:"errorType,omitempty"`
 }
 
 // Exec runs s.Path from the skill folder with s.Args, the use_skill
@@ -43,7 +47,7 @@ func Exec(ctx context.Context, s Script, opts Options) (*ExecResult, error) {
 	res := &ExecResult{ExitCode: -1}
 	fail := func(e *Error) (*ExecResult, error) {
 		e.Skill, e.Script = s.Skill, s.Path
-		res.Success, res.Error = false, e.Error()
+		res.Success, res.Error, res.ErrorType = false, e.Error(), e.Kind
 		return res, e
 	}
 	opts, err := opts.withDefaults()

@@ -64,6 +64,9 @@ type Tool struct {
 	// InputSchema is the tool's JSON Schema (2020-12 unless it says
 	// otherwise); nil accepts any object.
 	InputSchema json.RawMessage
+	// OutputSchema is the tool's output_schema; when set, a result that
+	// is not JSON or does not match it fails with InvalidOutput.
+	OutputSchema json.RawMessage
 	// Secrets names the environment variables the skill declares; each is
 	// passed through from Options.Env if set there and granted to the
 	// skill (Options.Grants or Options.AllowEnv).
@@ -222,6 +225,10 @@ func RunTool(ctx context.Context, t Tool, input json.RawMessage, opts Options) (
 		return fail(sandboxDenied(e, p, oc))
 	}
 	res.Output = jsonOutput(oc.stdout, oc.stdoutCut)
+	isText := len(res.Output) > 0 && res.Output[0] == '"' && !json.Valid([]byte(strings.TrimSpace(oc.stdout)))
+	if e := checkOutput(t.OutputSchema, res.Output, isText); e != nil {
+		return fail(e)
+	}
 	return res, nil
 }
 
