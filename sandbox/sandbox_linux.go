@@ -64,7 +64,9 @@ func Wrap(cmd *exec.Cmd, pol Policy, launcher string) error {
 	}
 	a := cmd.SysProcAttr
 	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID
-	if pol.Net == NetNone {
+	if pol.Net == NetNone || (pol.Net == NetProxy && pol.ProxyPort == 0) {
+		// No proxy to reach (host allow-lists are not served yet): fail
+		// closed, as for no network.
 		a.Cloneflags |= syscall.CLONE_NEWNET
 	}
 	// Inside, the handler is not uid 0, so it holds no capabilities even
