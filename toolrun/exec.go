@@ -66,6 +66,7 @@ func Exec(ctx context.Context, s Script, opts Options) (*ExecResult, error) {
 		maxOutput: opts.MaxOutput,
 		stderr:    opts.Stderr,
 		groups:    opts.Groups,
+		redact:    redactor(env, s.Secrets),
 	}
 	var interp string
 	p.runtime = inferRuntime(s.Path)

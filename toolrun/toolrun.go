@@ -180,6 +180,7 @@ func RunTool(ctx context.Context, t Tool, input json.RawMessage, opts Options) (
 		maxOutput: opts.MaxOutput,
 		stderr:    opts.Stderr,
 		groups:    opts.Groups,
+		redact:    redactor(env, t.Secrets),
 	}
 	rt := t.Runtime
 	if rt == "" {
