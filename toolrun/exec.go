@@ -45,8 +45,10 @@ type ExecResult struct {
 // cancelled), and res.Error holds its message.
 func Exec(ctx context.Context, s Script, opts Options) (*ExecResult, error) {
 	res := &ExecResult{ExitCode: -1}
+	start := time.Now()
 	fail := func(e *Error) (*ExecResult, error) {
 		e.Skill, e.Script = s.Skill, s.Path
+		opts.audit(start, s.Skill, s.Dir, "", s.Path, res.ExitCode, e)
 		res.Success, res.Error, res.ErrorType = false, e.Error(), e.Kind
 		return res, e
 	}
@@ -102,5 +104,6 @@ func Exec(ctx context.Context, s Script, opts Options) (*ExecResult, error) {
 		return fail(sandboxDenied(e, p, oc))
 	}
 	res.Success = true
+	opts.audit(start, s.Skill, s.Dir, "", s.Path, res.ExitCode, nil)
 	return res, nil
 }

@@ -162,7 +162,7 @@ func TestExecEnv(t *testing.T) {
 		}
 	}
 	slices.Sort(got)
-	want := []string{"DISCORD_TOKEN=declared", "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH")}
+	want := []string{"DISCORD_TOKEN=[REDACTED:DISCORD_TOKEN]", "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH")}
 	if !slices.Equal(got, want) {
 		t.Errorf("env = %q; want %q", got, want)
 	}

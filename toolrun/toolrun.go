@@ -114,6 +114,8 @@ type Options struct {
 	// Sandbox, if set and not off, confines every child to its skill's
 	// declared permissions (or the default profile). Nil runs unconfined.
 	Sandbox *Sandbox
+	// Audit, if set, gets one record per run.
+	Audit *AuditLog
 }
 
 // Result is the outcome of RunTool.
@@ -143,9 +145,11 @@ type Result struct {
 // thrown exception or a cancelled ctx.
 func RunTool(ctx context.Context, t Tool, input json.RawMessage, opts Options) (*Result, error) {
 	res := &Result{ExitCode: -1}
+	start := time.Now()
 	fail := func(e *Error) (*Result, error) {
 		e.Skill, e.Tool = t.Skill, t.Name
 		res.Output = e.Envelope()
+		opts.audit(start, t.Skill, t.Dir, t.Name, "", res.ExitCode, e)
 		return res, e
 	}
 	opts, err := opts.withDefaults()
@@ -230,6 +234,7 @@ func RunTool(ctx context.Context, t Tool, input json.RawMessage, opts Options) (
 	if e := checkOutput(t.OutputSchema, res.Output, isText); e != nil {
 		return fail(e)
 	}
+	opts.audit(start, t.Skill, t.Dir, t.Name, "", res.ExitCode, nil)
 	return res, nil
 }
 

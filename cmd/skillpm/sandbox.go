@@ -1,8 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/sandbox"
+	"github.com/skillpm/skillpm/toolrun"
 	"github.com/urfave/cli/v2"
 )
 
@@ -55,4 +59,40 @@ func configuredSandbox(e *env, c *cli.Context) (sandbox.Mode, error) {
 		}
 	}
 	return mode, nil
+}
+
+// auditLog opens the audit log (--audit-log, else the default file) for
+// appending. It stays open until the process exits. If it cannot be
+// opened, runs go on unlogged after a warning.
+func auditLog(e *env, c *cli.Context) *toolrun.AuditLog {
+	path := c.String("audit-log")
+	if path == "" {
+		switch {
+		case skillpmHome() != "":
+			path = filepath.Join(skillpmHome(), "audit.jsonl")
+		case os.Getenv("XDG_STATE_HOME") != "":
+			path = filepath.Join(os.Getenv("XDG_STATE_HOME"), "skillpm", "audit.jsonl")
+		default:
+			home, err := os.UserHomeDir()
+			if err != nil {
+				e.logf("warning: no audit log: %v", err)
+				return nil
+			}
+			path = filepath.Join(home, ".local", "state", "skillpm", "audit.jsonl")
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		e.logf("warning: no audit log: %v", err)
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		e.logf("warning: no audit log: %v", err)
+		return nil
+	}
+	caller := "cli"
+	if c.Command != nil && c.Command.Name == "mcp" {
+		caller = "mcp"
+	}
+	return toolrun.NewAuditLog(f, caller)
 }
