@@ -98,9 +98,9 @@ func (c *Catalog) UseSkill(ctx context.Context, name, script string, args []stri
 	s, err := c.Skill(name)
 	if err != nil {
 		e := &toolrun.Error{Kind: toolrun.SkillNotFound, Skill: name, Script: script, Msg: "not installed; " + availableNames(err)}
-		return &toolrun.ExecResult{ExitCode: -1, Error: e.Error()}, e
+		return &toolrun.ExecResult{ExitCode: -1, Error: e.Error(), ErrorType: e.Kind}, e
 	}
-	return toolrun.Exec(ctx, toolrun.Script{Skill: s.Name, Dir: s.Dir, Path: script, Args: args, Secrets: s.Secrets}, opts)
+	return toolrun.Exec(ctx, toolrun.Script{Skill: s.Name, Dir: s.Dir, Path: script, Args: args, Secrets: s.Secrets, Permissions: Permissions(s.Permissions)}, opts)
 }
 
 func availableNames(err error) string {
@@ -116,15 +116,17 @@ func availableNames(err error) string {
 // limit, see toolrun.Options.Timeout) and the skill's declared secrets.
 func (t Tool) RunTool() toolrun.Tool {
 	return toolrun.Tool{
-		Skill:       t.Skill.Name,
-		Dir:         t.Skill.Dir,
-		Name:        t.Name,
-		Runtime:     t.Runtime,
-		Entrypoint:  t.Entrypoint,
-		Handler:     t.Handler,
-		Timeout:     toolrun.Seconds(int64(t.TimeoutSeconds)),
-		InputSchema: t.InputSchema,
-		Secrets:     t.Skill.Secrets,
+		Skill:        t.Skill.Name,
+		Dir:          t.Skill.Dir,
+		Name:         t.Name,
+		Runtime:      t.Runtime,
+		Entrypoint:   t.Entrypoint,
+		Handler:      t.Handler,
+		Timeout:      toolrun.Seconds(int64(t.TimeoutSeconds)),
+		InputSchema:  t.InputSchema,
+		OutputSchema: t.OutputSchema,
+		Secrets:      t.Skill.Secrets,
+		Permissions:  Permissions(t.Skill.Permissions),
 	}
 }
 

@@ -72,7 +72,7 @@ func TestCallTool(t *testing.T) {
 	if err := json.Unmarshal(res.Output, &out); err != nil {
 		t.Fatalf("output %s: %v", res.Output, err)
 	}
-	if out.By != "omega" || out.Token != "s3cret" || out.In["text"] != "hi" || out.In["__workDir"] != opts.WorkDir {
+	if out.By != "omega" || out.Token != "[REDACTED:OMEGA_TOKEN]" || out.In["text"] != "hi" || out.In["__workDir"] != opts.WorkDir {
 		t.Errorf("output = %+v; want omega's handler with its secret and __workDir", out)
 	}
 

@@ -47,6 +47,9 @@ type Skill struct {
 	Shadows     []string      `json:"shadows,omitempty"`
 	Tools       []skill.Tool  `json:"tools,omitempty"`
 	Secrets     []string      `json:"secrets,omitempty"`
+	// Permissions are what the skill declares (Universal §8); nil when
+	// nothing, and the sandbox then applies its default profile.
+	Permissions *skill.Permissions `json:"permissions,omitempty"`
 	// WhenToUse are the skill's selection triggers (Universal §10).
 	WhenToUse *skill.WhenToUse `json:"when_to_use,omitempty"`
 	// HostOverrides are the skill's host-specific overlays.
@@ -157,6 +160,7 @@ func Build(ctx context.Context, opts Options) (*Catalog, error) {
 			Shadows:       e.Shadows,
 			Tools:         r.Skill.Tools,
 			Secrets:       r.Skill.Secrets,
+			Permissions:   r.Skill.Permissions,
 			WhenToUse:     r.Skill.WhenToUse,
 			HostOverrides: r.Skill.HostOverrides,
 		}

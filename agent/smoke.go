@@ -71,7 +71,7 @@ func RunSmokeTests(ctx context.Context, s *skill.Skill, opts toolrun.Options) ([
 			res, err = toolrun.RunTool(ctx, toolrun.Tool{
 				Skill: s.Name(), Dir: s.Dir, Name: tl.Name, Runtime: tl.Runtime, Entrypoint: tl.Entrypoint,
 				Handler: tl.Handler, Timeout: time.Duration(tl.TimeoutSeconds) * time.Second,
-				InputSchema: tl.InputSchema, Secrets: secrets,
+				InputSchema: tl.InputSchema, Secrets: secrets, Permissions: Permissions(s.Frontmatter.Permissions),
 			}, input, opts)
 		}
 		r.Duration = time.Since(start)

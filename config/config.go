@@ -22,6 +22,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/sandbox"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/toolrun"
 )
@@ -120,6 +121,9 @@ type Tools struct {
 	// secrets: skill name -> variable names. A declared secret that no
 	// grant allows is not passed (README: Secrets).
 	Env toolrun.Grants `yaml:"env"`
+	// Sandbox is how tool runs are confined: off, default (the default)
+	// or strict (README: Running tools).
+	Sandbox string `yaml:"sandbox"`
 }
 
 // Search configures the search index.
@@ -160,6 +164,9 @@ func Load(path string) (*User, error) {
 		if !filepath.IsAbs(a) {
 			return nil, fmt.Errorf("%s: allow_target_outside: %w: %q is not an absolute path", path, ErrInvalid, a)
 		}
+	}
+	if _, err := sandbox.ParseMode(u.Tools.Sandbox); err != nil {
+		return nil, fmt.Errorf("%s: tools.sandbox: %w: %v", path, ErrInvalid, err)
 	}
 	if err := validGrants(u.Tools.Env); err != nil {
 		return nil, fmt.Errorf("%s: tools.env: %w: %v", path, ErrInvalid, err)

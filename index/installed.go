@@ -71,6 +71,9 @@ type Skill struct {
 	Tools       []skill.Tool `json:"tools,omitempty"`
 	// Secrets are the names of the environment variables the skill declares.
 	Secrets []string `json:"secrets,omitempty"`
+	// Permissions are the skill's declared permissions (Universal §8);
+	// nil when it declares none.
+	Permissions *skill.Permissions `json:"permissions,omitempty"`
 	// WhenToUse are the Universal selection triggers.
 	WhenToUse *skill.WhenToUse `json:"when_to_use,omitempty"`
 	// HostOverrides are the host-specific overlays.
@@ -88,6 +91,7 @@ func FromSkill(s *skill.Skill) Skill {
 		Description:   s.Frontmatter.Description,
 		Version:       s.Frontmatter.Version,
 		WhenToUse:     s.Frontmatter.WhenToUse,
+		Permissions:   s.Frontmatter.Permissions,
 		HostOverrides: s.Frontmatter.HostOverrides,
 		Problems:      s.LoadProblems(),
 	}

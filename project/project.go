@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/sandbox"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/toolrun"
 	"gopkg.in/yaml.v3"
@@ -60,6 +61,9 @@ type Manifest struct {
 type Tools struct {
 	// Env maps a skill name to the declared variables it may receive.
 	Env toolrun.Grants `yaml:"env,omitempty" json:"env,omitempty"`
+	// Sandbox may tighten the user's sandbox mode (off, default, strict),
+	// never relax it.
+	Sandbox string `yaml:"sandbox,omitempty" json:"sandbox,omitempty"`
 }
 
 // Want is one wanted skill: a constraint, and optionally a registry prefix
@@ -146,6 +150,9 @@ func Parse(data []byte) (*Manifest, error) {
 		if !skill.ValidName(name) {
 			return nil, fmt.Errorf("tools.env: %q is not a valid skill name (lowercase letters, digits and single hyphens)", name)
 		}
+	}
+	if _, err := sandbox.ParseMode(m.Tools.Sandbox); err != nil {
+		return nil, fmt.Errorf("tools.sandbox: %w", err)
 	}
 	if err := m.Tools.Env.Validate(); err != nil {
 		return nil, fmt.Errorf("tools.env: %w", err)

@@ -29,6 +29,13 @@ const (
 	// handler threw, the run was cancelled, or the tool definition itself is
 	// unusable (unknown runtime, input schema that does not compile).
 	ExecutionFailed Kind = "ExecutionFailed"
+	// PermissionDenied: the sandbox denied an operation the handler tried
+	// (reading or writing outside its allowance, a connection, a
+	// subprocess), or strict mode refused to run unconfined.
+	PermissionDenied Kind = "PermissionDenied"
+	// InvalidOutput: the handler's result does not match the tool's
+	// output schema, or is not JSON although the tool declares one.
+	InvalidOutput Kind = "InvalidOutput"
 	// InvalidInput: the tool input is not a JSON object or does not match
 	// the tool's input schema.
 	InvalidInput Kind = "InvalidInput"
@@ -70,16 +77,19 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Code returns the Universal Agent Skill error code for the envelope:
-// INVALID_ARGUMENT, TIMEOUT, NOT_FOUND, PERMISSION_DENIED or EXECUTION_FAILED.
+// INVALID_ARGUMENT, INVALID_OUTPUT, TIMEOUT, NOT_FOUND, PERMISSION_DENIED or
+// EXECUTION_FAILED.
 func (e *Error) Code() string {
 	switch e.Kind {
 	case InvalidInput:
 		return "INVALID_ARGUMENT"
 	case ExecutionTimeout:
 		return "TIMEOUT"
+	case InvalidOutput:
+		return "INVALID_OUTPUT"
 	case SkillNotFound, ScriptNotFound:
 		return "NOT_FOUND"
-	case ScriptNotAllowed:
+	case ScriptNotAllowed, PermissionDenied:
 		return "PERMISSION_DENIED"
 	default:
 		return "EXECUTION_FAILED"

@@ -3,6 +3,8 @@ package toolrun
 import (
 	"context"
 	"time"
+
+	"github.com/skillpm/skillpm/sandbox"
 )
 
 // Script is what Exec needs to run one script from a skill folder.
@@ -13,6 +15,8 @@ type Script struct {
 	Args    []string      // passed as argv, never through a shell
 	Secrets []string      // env var names the skill declares; passed through from Options.Env if set and granted
 	Timeout time.Duration // the script's own timeout; applies when positive and lower than the limit (see Tool.Timeout)
+	// Permissions is what the skill declares; see Tool.Permissions.
+	Permissions sandbox.Permissions
 }
 
 // ExecResult is the use_skill result, JSON-tagged as the skills-as-tools
@@ -23,6 +27,10 @@ type ExecResult struct {
 	Stderr   string `json:"stderr"`          // capped likewise
 	ExitCode int    `json:"exitCode"`        // -1 if the script did not run or was killed by a signal
 	Error    string `json:"error,omitempty"` // set on failure
+	// ErrorType is the failure's Kind (SkillNotFound, ScriptNotFound,
+	// ScriptNotAllowed, ExecutionTimeout, ExecutionFailed,
+	// PermissionDenied), for agents to tell failures apart.
+	ErrorType Kind `json:"errorType,omitempty"`
 }
 
 // Exec runs s.Path from the skill folder with s.Args, the use_skill
@@ -37,9 +45,11 @@ type ExecResult struct {
 // cancelled), and res.Error holds its message.
 func Exec(ctx context.Context, s Script, opts Options) (*ExecResult, error) {
 	res := &ExecResult{ExitCode: -1}
+	start := time.Now()
 	fail := func(e *Error) (*ExecResult, error) {
 		e.Skill, e.Script = s.Skill, s.Path
-		res.Success, res.Error = false, e.Error()
+		opts.audit(start, s.Skill, s.Dir, "", s.Path, res.ExitCode, e)
+		res.Success, res.Error, res.ErrorType = false, e.Error(), e.Kind
 		return res, e
 	}
 	opts, err := opts.withDefaults()
@@ -58,9 +68,11 @@ func Exec(ctx context.Context, s Script, opts Options) (*ExecResult, error) {
 		maxOutput: opts.MaxOutput,
 		stderr:    opts.Stderr,
 		groups:    opts.Groups,
+		redact:    redactor(env, s.Secrets),
 	}
 	var interp string
-	switch inferRuntime(s.Path) {
+	p.runtime = inferRuntime(s.Path)
+	switch p.runtime {
 	case RuntimeNode:
 		interp = opts.NodePath
 	case RuntimePython:
@@ -80,11 +92,18 @@ func Exec(ctx context.Context, s Script, opts Options) (*ExecResult, error) {
 		p.args = append([]string{script}, s.Args...)
 	}
 
+	cleanup, e := opts.confine(&p, s.Permissions, s.Dir)
+	defer cleanup()
+	if e != nil {
+		return fail(e)
+	}
+
 	oc, err := p.run(ctx)
 	res.Stdout, res.Stderr, res.ExitCode = oc.stdout, oc.stderr, oc.exitCode
 	if e := outcomeError(oc, err, p.timeout); e != nil {
-		return fail(e)
+		return fail(sandboxDenied(e, p, oc))
 	}
 	res.Success = true
+	opts.audit(start, s.Skill, s.Dir, "", s.Path, res.ExitCode, nil)
 	return res, nil
 }

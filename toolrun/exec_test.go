@@ -64,6 +64,7 @@ func TestExec(t *testing.T) {
 			if got := kindOf(t, err); got != tt.wantKind {
 				t.Fatalf("kind = %q (%v); want %q", got, err, tt.wantKind)
 			}
+			tt.want.ErrorType = tt.wantKind
 			if got := *res; got != tt.want {
 				t.Errorf("result = %+v; want %+v", got, tt.want)
 			}
@@ -161,7 +162,7 @@ func TestExecEnv(t *testing.T) {
 		}
 	}
 	slices.Sort(got)
-	want := []string{"DISCORD_TOKEN=declared", "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH")}
+	want := []string{"DISCORD_TOKEN=[REDACTED:DISCORD_TOKEN]", "LANG=C.UTF-8", "PATH=" + os.Getenv("PATH")}
 	if !slices.Equal(got, want) {
 		t.Errorf("env = %q; want %q", got, want)
 	}
@@ -182,7 +183,7 @@ func TestExecResultIsAgentReady(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	if want := []string{"error", "exitCode", "stderr", "stdout", "success"}; !slices.Equal(keys, want) {
+	if want := []string{"error", "errorType", "exitCode", "stderr", "stdout", "success"}; !slices.Equal(keys, want) {
 		t.Errorf("keys = %v; want %v", keys, want)
 	}
 }

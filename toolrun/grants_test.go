@@ -32,7 +32,7 @@ func TestSecretGrants(t *testing.T) {
 		{
 			name:         "granted to this skill",
 			grants:       Grants{"deploy": {"AWS_SECRET_ACCESS_KEY"}},
-			want:         "aws=aws-secret region=unset key=unset",
+			want:         "aws=[REDACTED:AWS_SECRET_ACCESS_KEY] region=unset key=unset",
 			wantWithheld: []string{"DEPLOY_REGION", "SKILLPM_KEY_PASSWORD"},
 		},
 		{
@@ -52,7 +52,7 @@ func TestSecretGrants(t *testing.T) {
 			name:     "granted but not declared",
 			grants:   Grants{"deploy": append(slices.Clone(declared), "HOSTNAME")},
 			allowEnv: []string{"PWD"},
-			want:     "aws=aws-secret region=eu key=pw",
+			want:     "aws=[REDACTED:AWS_SECRET_ACCESS_KEY] region=eu key=pw",
 		},
 	}
 	for _, tt := range tests {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/skillpm/skillpm/sandbox"
 )
 
 // truncatedMarker ends a stream that went over Options.MaxOutput.
@@ -34,8 +36,12 @@ type proc struct {
 	env       []string
 	timeout   time.Duration
 	maxOutput int
-	stderr    io.Writer // optional live copy of the child's stderr
-	groups    *Groups   // optional; told about the child while it runs
+	stderr    io.Writer         // optional live copy of the child's stderr
+	groups    *Groups           // optional; told about the child while it runs
+	runtime   string            // python, node, bash or "" (for finding a shim's interpreter)
+	redact    *strings.Replacer // if set, replaces secret values in stdout and stderr
+	policy    *sandbox.Policy   // if set, run confined through launcher
+	launcher  string
 }
 
 // outcome is what running a proc produced.
@@ -83,6 +89,12 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 	// and Wait returns as soon as the main process exits.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	setGroup(cmd)
+	if p.policy != nil {
+		if err := sandbox.Wrap(cmd, *p.policy, p.launcher); err != nil {
+			closeAll(inR, inW, outR, outW, errR, errW)
+			return outcome{exitCode: -1}, err
+		}
+	}
 	cmd.Cancel = func() error { return terminateGroup(cmd.Process) }
 	cmd.WaitDelay = killGrace // then os/exec kills the main process outright
 
@@ -99,6 +111,11 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 	}()
 	stdout := &capped{max: p.maxOutput}
 	stderr := &capped{max: p.maxOutput, tee: p.stderr}
+	var live *lineRedactor
+	if p.redact != nil && p.stderr != nil {
+		live = &lineRedactor{w: p.stderr, r: p.redact}
+		stderr.tee = live
+	}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go drain(&wg, outR, stdout)
@@ -116,10 +133,13 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 		<-drained
 	}
 	closeAll(inW, outR, errR)
+	if live != nil {
+		live.Flush()
+	}
 
 	oc := outcome{
-		stdout:    stdout.String(),
-		stderr:    stderr.String(),
+		stdout:    redacted(p.redact, stdout.String()),
+		stderr:    redacted(p.redact, stderr.String()),
 		stdoutCut: stdout.cut,
 		exitCode:  cmd.ProcessState.ExitCode(),
 		duration:  time.Since(start),
@@ -193,4 +213,12 @@ func (c *capped) String() string {
 	}
 	s.WriteString(truncatedMarker)
 	return s.String()
+}
+
+// redacted returns s with r's replacements, or s if r is nil.
+func redacted(r *strings.Replacer, s string) string {
+	if r == nil {
+		return s
+	}
+	return r.Replace(s)
 }

@@ -30,6 +30,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/skillpm/skillpm/sandbox"
 )
 
 // Defaults for zero Options fields.
@@ -62,10 +64,16 @@ type Tool struct {
 	// InputSchema is the tool's JSON Schema (2020-12 unless it says
 	// otherwise); nil accepts any object.
 	InputSchema json.RawMessage
+	// OutputSchema is the tool's output_schema; when set, a result that
+	// is not JSON or does not match it fails with InvalidOutput.
+	OutputSchema json.RawMessage
 	// Secrets names the environment variables the skill declares; each is
 	// passed through from Options.Env if set there and granted to the
 	// skill (Options.Grants or Options.AllowEnv).
 	Secrets []string
+	// Permissions is what the skill declares (Universal §8); the sandbox
+	// enforces it (see Options.Sandbox).
+	Permissions sandbox.Permissions
 }
 
 // Options configures a run. The zero value is ready to use.
@@ -103,6 +111,11 @@ type Options struct {
 	// NodePath and PythonPath are the interpreters. Default: "node" and
 	// "python3", looked up in the PATH of Env.
 	NodePath, PythonPath string
+	// Sandbox, if set and not off, confines every child to its skill's
+	// declared permissions (or the default profile). Nil runs unconfined.
+	Sandbox *Sandbox
+	// Audit, if set, gets one record per run.
+	Audit *AuditLog
 }
 
 // Result is the outcome of RunTool.
@@ -132,9 +145,11 @@ type Result struct {
 // thrown exception or a cancelled ctx.
 func RunTool(ctx context.Context, t Tool, input json.RawMessage, opts Options) (*Result, error) {
 	res := &Result{ExitCode: -1}
+	start := time.Now()
 	fail := func(e *Error) (*Result, error) {
 		e.Skill, e.Tool = t.Skill, t.Name
 		res.Output = e.Envelope()
+		opts.audit(start, t.Skill, t.Dir, t.Name, "", res.ExitCode, e)
 		return res, e
 	}
 	opts, err := opts.withDefaults()
@@ -169,6 +184,7 @@ func RunTool(ctx context.Context, t Tool, input json.RawMessage, opts Options) (
 		maxOutput: opts.MaxOutput,
 		stderr:    opts.Stderr,
 		groups:    opts.Groups,
+		redact:    redactor(env, t.Secrets),
 	}
 	rt := t.Runtime
 	if rt == "" {
@@ -195,6 +211,12 @@ func RunTool(ctx context.Context, t Tool, input json.RawMessage, opts Options) (
 	if err != nil {
 		return fail(&Error{Kind: ExecutionFailed, Msg: rt + " runtime", Err: err})
 	}
+	p.runtime = rt
+	cleanup, e := opts.confine(&p, t.Permissions, t.Dir)
+	defer cleanup()
+	if e != nil {
+		return fail(e)
+	}
 
 	oc, err := p.run(ctx)
 	res.Stderr, res.ExitCode, res.Duration = oc.stderr, oc.exitCode, oc.duration
@@ -205,9 +227,14 @@ func RunTool(ctx context.Context, t Tool, input json.RawMessage, opts Options) (
 				e.Msg = "handler failed: " + reported.Message
 			}
 		}
-		return fail(e)
+		return fail(sandboxDenied(e, p, oc))
 	}
 	res.Output = jsonOutput(oc.stdout, oc.stdoutCut)
+	isText := len(res.Output) > 0 && res.Output[0] == '"' && !json.Valid([]byte(strings.TrimSpace(oc.stdout)))
+	if e := checkOutput(t.OutputSchema, res.Output, isText); e != nil {
+		return fail(e)
+	}
+	opts.audit(start, t.Skill, t.Dir, t.Name, "", res.ExitCode, nil)
 	return res, nil
 }
 

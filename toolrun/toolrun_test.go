@@ -297,7 +297,7 @@ func TestRunToolEnv(t *testing.T) {
 	if err := json.Unmarshal(res.Output, &got); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"PATH": os.Getenv("PATH"), "HOME": "/home/agent", "OPENAI_API_KEY": "declared"}
+	want := map[string]string{"PATH": os.Getenv("PATH"), "HOME": "/home/agent", "OPENAI_API_KEY": "[REDACTED:OPENAI_API_KEY]"} // received, redacted from the output
 	if len(got) != len(want) {
 		t.Errorf("env = %v; want exactly %v", got, want)
 	}

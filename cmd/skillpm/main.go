@@ -9,9 +9,20 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/skillpm/skillpm/sandbox"
 )
 
 func main() {
+	// Sandbox launcher: a confined tool run re-executes skillpm with this
+	// hidden first argument to apply its policy and start the handler.
+	if sandbox.IsLauncher(os.Args) {
+		code, err := sandbox.Launch(os.Args)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		os.Exit(code)
+	}
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
 	ctx, stop := signalContext(e)
 	code := runEnv(ctx, e, os.Args)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/project"
+	"github.com/skillpm/skillpm/sandbox"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/toolrun"
 	"github.com/urfave/cli/v2"
@@ -34,6 +35,8 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "workdir", Usage: "run in `DIR` and pass it as __workDir (default: the current folder)"},
 		&cli.DurationFlag{Name: "timeout", Usage: "limit every run to `DURATION`; a tool's own timeout_seconds applies only when lower (default: the tool's own, at most 10m; 30s for tools without one)"},
 		&cli.StringSliceFlag{Name: "env", Usage: "let skills receive the environment variable `NAME` if they declare it as a secret (repeatable; also tools.env in config.yaml)"},
+		sandboxFlag(),
+		&cli.StringFlag{Name: "audit-log", Usage: "append one JSON line per run to `FILE` (default: $SKILLPM_HOME/audit.jsonl, else $XDG_STATE_HOME/skillpm/audit.jsonl)"},
 	}
 }
 
@@ -57,9 +60,14 @@ func runOptions(e *env, c *cli.Context) (toolrun.Options, error) {
 		return o, err
 	}
 	o.Grants = cfg.Tools.Env
+	mode, err := sandboxMode(c, cfg.Tools.Sandbox)
+	if err != nil {
+		return o, err
+	}
 	if dir, err := projectDir(c); err == nil {
 		switch m, err := project.Load(dir); {
 		case err == nil:
+			mode = tightenSandbox(e, mode, m)
 			// skills.yaml comes with the repository, not from the user: it
 			// may grant only names that are not sensitive.
 			safe, refused := m.Tools.Env.Untrusted()
@@ -73,6 +81,8 @@ func runOptions(e *env, c *cli.Context) (toolrun.Options, error) {
 			return o, err
 		}
 	}
+	o.Sandbox = &toolrun.Sandbox{Mode: mode, Warn: func(msg string) { e.logf("warning: %s", msg) }}
+	o.Audit = auditLog(e, c)
 	if !e.quiet {
 		o.Stderr = e.stderr
 	}
@@ -180,7 +190,11 @@ Examples:
 				return writeJSON(e.stdout, cat.ToolDefinitions(host, c.Bool("builtins")))
 			}
 			if e.json {
-				return writeJSON(e.stdout, toolsJSON(cat))
+				mode, err := configuredSandbox(e, c)
+				if err != nil {
+					return err
+				}
+				return writeJSON(e.stdout, toolsJSON(cat, mode))
 			}
 			printTools(e, cat)
 			return nil
@@ -199,6 +213,8 @@ type toolJSON struct {
 	Entrypoint     string         `json:"entrypoint,omitempty"`
 	TimeoutSeconds int            `json:"timeoutSeconds,omitempty"`
 	Source         toolSourceJSON `json:"source"`
+	// Sandbox says what running the tool enforces here.
+	Sandbox sandbox.Summary `json:"sandbox"`
 }
 
 type toolSourceJSON struct {
@@ -208,14 +224,15 @@ type toolSourceJSON struct {
 	Root   string `json:"root"`   // discovery folder
 }
 
-func toolsJSON(cat *agent.Catalog) any {
+func toolsJSON(cat *agent.Catalog, mode sandbox.Mode) any {
 	tools := []toolJSON{}
 	for _, t := range cat.Tools {
 		j := toolJSON{
 			Tool: t.Name, Skill: t.Skill.Name, Description: t.Description,
 			InputSchema: agent.InputSchema(t.InputSchema), Runtime: runtimeLabel(t.Tool),
 			Entrypoint: t.Entrypoint, TimeoutSeconds: t.TimeoutSeconds,
-			Source: toolSourceJSON{File: t.SourceFile(), Format: string(t.Format), Scope: string(t.Skill.Scope), Root: t.Skill.Root},
+			Source:  toolSourceJSON{File: t.SourceFile(), Format: string(t.Format), Scope: string(t.Skill.Scope), Root: t.Skill.Root},
+			Sandbox: sandbox.Describe(mode, agent.Permissions(t.Skill.Permissions)),
 		}
 		if len(t.OutputSchema) > 0 {
 			j.OutputSchema = t.OutputSchema

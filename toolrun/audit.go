@@ -1,0 +1,65 @@
+package toolrun
+
+import (
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+)
+
+// AuditLog receives one JSON line per run (see AuditRecord). It is safe
+// for concurrent use; give the same *AuditLog to every run.
+type AuditLog struct {
+	mu sync.Mutex
+	w  io.Writer
+	// Caller is recorded with every run: "cli" or "mcp".
+	Caller string
+}
+
+// NewAuditLog returns an AuditLog writing to w (an append-only file).
+func NewAuditLog(w io.Writer, caller string) *AuditLog { return &AuditLog{w: w, Caller: caller} }
+
+// AuditRecord is one line of the audit log. It holds no input, output or
+// environment, so no secret can reach it.
+type AuditRecord struct {
+	Time       time.Time `json:"time"`
+	Caller     string    `json:"caller"`
+	Skill      string    `json:"skill"`
+	Dir        string    `json:"dir"`
+	Tool       string    `json:"tool,omitempty"`
+	Script     string    `json:"script,omitempty"`
+	DurationMS int64     `json:"duration_ms"`
+	ExitCode   int       `json:"exit"`
+	Error      Kind      `json:"error,omitempty"`
+	Denied     string    `json:"denied,omitempty"` // what the sandbox denied
+	Sandbox    string    `json:"sandbox"`          // off, default, strict
+}
+
+// record appends r; write errors are ignored (the run's outcome does not
+// depend on the log).
+func (a *AuditLog) record(r AuditRecord) {
+	if a == nil || a.w == nil {
+		return
+	}
+	r.Caller = a.Caller
+	b, err := json.Marshal(r)
+	if err != nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.w.Write(append(b, '\n'))
+}
+
+// audit records a finished run.
+func (o Options) audit(start time.Time, skill, dir, tool, script string, exit int, err error) {
+	if o.Audit == nil {
+		return
+	}
+	r := AuditRecord{Time: start.UTC(), Skill: skill, Dir: dir, Tool: tool, Script: script,
+		DurationMS: time.Since(start).Milliseconds(), ExitCode: exit, Error: KindOf(err), Sandbox: string(o.Sandbox.mode())}
+	if e, ok := err.(*Error); ok && e.Kind == PermissionDenied {
+		r.Denied = e.Msg
+	}
+	o.Audit.record(r)
+}

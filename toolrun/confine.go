@@ -1,0 +1,207 @@
+package toolrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/skillpm/skillpm/sandbox"
+)
+
+// Sandbox configures how runs are confined (see package sandbox). Give the
+// same *Sandbox to every run of a command so that the "cannot enforce"
+// warning comes once.
+type Sandbox struct {
+	// Mode is off, default or strict. The zero value is Default.
+	Mode sandbox.Mode
+	// Launcher is the program started as the sandbox launcher; it must
+	// call sandbox.Launch when its first argument is sandbox.LauncherArg.
+	// Default: os.Executable().
+	Launcher string
+	// Warn, if set, is told once why runs are not confined (platform
+	// cannot enforce) in default mode.
+	Warn func(msg string)
+
+	once sync.Once
+}
+
+// mode returns the effective mode; a nil *Sandbox is Off.
+func (s *Sandbox) mode() sandbox.Mode {
+	if s == nil {
+		return sandbox.Off
+	}
+	if s.Mode == "" {
+		return sandbox.Default
+	}
+	return s.Mode
+}
+
+// confine prepares p to run under the policy for perms, given the skill
+// folder. It returns a cleanup func (never nil) that removes the private
+// temp folder.
+func (o Options) confine(p *proc, perms sandbox.Permissions, skillFolder string) (func(), *Error) {
+	noop := func() {}
+	s := o.Sandbox
+	mode := s.mode()
+	if mode == sandbox.Off {
+		return noop, nil
+	}
+	if err := sandbox.Available(); err != nil {
+		if mode == sandbox.Strict {
+			return noop, &Error{Kind: PermissionDenied, Msg: "sandbox is strict but this platform cannot enforce tool permissions; run with --sandbox default (or off) to run unconfined", Err: err}
+		}
+		s.once.Do(func() {
+			if s.Warn != nil {
+				s.Warn(err.Error() + "; tools run unconfined")
+			}
+		})
+		return noop, nil
+	}
+	launcher := s.Launcher
+	if launcher == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return noop, &Error{Kind: ExecutionFailed, Msg: "sandbox launcher", Err: err}
+		}
+		launcher = exe
+	}
+	program, runtime, err := sandbox.ProgramPaths(p.path)
+	if errors.Is(err, sandbox.ErrScript) && p.runtime != "" {
+		// A version-manager shim: confine the interpreter it runs.
+		if real, qerr := realInterpreter(p.path, p.runtime, p.env); qerr == nil {
+			p.path = real
+			program, runtime, err = sandbox.ProgramPaths(real)
+		}
+	}
+	if err != nil && !errors.Is(err, sandbox.ErrScript) {
+		return noop, &Error{Kind: ExecutionFailed, Msg: "sandbox", Err: err}
+	}
+	if errors.Is(err, sandbox.ErrScript) {
+		// A "#!" script run directly: its interpreter must be runnable.
+		if interp := shebang(program); interp != "" {
+			runtime = append(runtime, interp)
+			if _, rt, err := sandbox.ProgramPaths(interp); err == nil {
+				runtime = append(runtime, rt...)
+			}
+		}
+	}
+	if d, err := skillDir(skillFolder); err == nil {
+		skillFolder = d
+	}
+	tmp, err := os.MkdirTemp("", "skillpm-run-")
+	if err != nil {
+		return noop, &Error{Kind: ExecutionFailed, Msg: "sandbox temp folder", Err: err}
+	}
+	cleanup := func() { os.RemoveAll(tmp) }
+	pol, err := sandbox.Build(perms, sandbox.Target{WorkDir: p.dir, SkillDir: skillFolder, TempDir: tmp, Program: program, Runtime: runtime})
+	if err != nil {
+		cleanup()
+		return noop, &Error{Kind: PermissionDenied, Msg: "sandbox", Err: err}
+	}
+	p.env = setEnv(p.env, "TMPDIR", tmp)
+	p.policy, p.launcher = &pol, launcher
+	return cleanup, nil
+}
+
+// setEnv returns env with k set to v.
+func setEnv(env []string, k, v string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); name != k {
+			out = append(out, kv)
+		}
+	}
+	return append(out, k+"="+v)
+}
+
+var interpreters sync.Map // shim path -> real interpreter
+
+// realInterpreter asks a python or node shim for the binary it runs.
+func realInterpreter(shim, runtime string, env []string) (string, error) {
+	if v, ok := interpreters.Load(shim); ok {
+		return v.(string), nil
+	}
+	var args []string
+	switch runtime {
+	case RuntimePython:
+		args = []string{"-c", "import sys; print(sys.executable)"}
+	case RuntimeNode:
+		args = []string{"-e", "console.log(process.execPath)"}
+	default:
+		return "", fmt.Errorf("no way to ask %s for its interpreter", runtime)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, shim, args...)
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		return "", err
+	}
+	real := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(real) {
+		return "", fmt.Errorf("%s reports interpreter %q", shim, real)
+	}
+	interpreters.Store(shim, real)
+	return real, nil
+}
+
+// shebang returns the interpreter a "#!" script names, or "".
+func shebang(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b := make([]byte, 256)
+	n, _ := f.Read(b)
+	line, _, _ := strings.Cut(string(b[:n]), "\n")
+	fields := strings.Fields(strings.TrimPrefix(line, "#!"))
+	if len(fields) == 0 || !filepath.IsAbs(fields[0]) {
+		return ""
+	}
+	return fields[0]
+}
+
+// deniedMarkers are what runtimes print when the kernel says EACCES or
+// EPERM; the sandbox launcher says "permission denied" too.
+var deniedMarkers = []string{"permission denied", "eacces", "operation not permitted", "eperm", "permissionerror"}
+
+// deniedLine returns the first line of text that reports a denied
+// operation, or "".
+func deniedLine(texts ...string) string {
+	for _, text := range texts {
+		for _, l := range strings.Split(text, "\n") {
+			low := strings.ToLower(l)
+			for _, m := range deniedMarkers {
+				if strings.Contains(low, m) {
+					l = strings.TrimSpace(l)
+					if len(l) > 300 {
+						l = strings.ToValidUTF8(l[:300], "") + "..."
+					}
+					return l
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// sandboxDenied turns a failed confined run whose output reports EACCES or
+// EPERM into a PermissionDenied error naming what was denied.
+func sandboxDenied(e *Error, p proc, oc outcome) *Error {
+	if p.policy == nil || e == nil || e.Kind != ExecutionFailed {
+		return e
+	}
+	line := deniedLine(e.Msg, oc.stderr)
+	if line == "" {
+		return e
+	}
+	return &Error{Kind: PermissionDenied, Msg: "denied by the sandbox: " + line}
+}

@@ -1,0 +1,22 @@
+package toolrun
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/skillpm/skillpm/sandbox"
+)
+
+// TestMain lets the test binary serve as the sandbox launcher, as the
+// skillpm binary does: confined runs re-execute os.Executable().
+func TestMain(m *testing.M) {
+	if sandbox.IsLauncher(os.Args) {
+		code, err := sandbox.Launch(os.Args)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
