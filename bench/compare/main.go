@@ -6,9 +6,9 @@
 //
 // It builds skillpm, the raw floor (bench/floor) and a hello-world
 // (bench/hello) with the same toolchain, starts the pinned distribution
-// registry on loopback with in-memory storage (SKILLPM_REGISTRY_BIN, else
+// registry on loopback (SKILLPM_REGISTRY_BIN, else
 // ${SKILLPM_TOOLS:-$HOME/.cache/skillpm-tools}/bin/registry, which
-// 'scripts/test tools' builds), publishes N synthetic skills of about
+// 'scripts/test tools' builds) with its storage in the work folder, publishes N synthetic skills of about
 // 300 KB (a SKILL.md, a reference, a script and a random binary asset)
 // and then, in alternating rounds (every variant once per round; the
 // medians are printed):
@@ -110,7 +110,7 @@ func main() {
 	check(err)
 	defer stop()
 	goVersion, _ := exec.Command("go", "env", "GOVERSION").Output()
-	fmt.Printf("bench/compare: %s %s/%s, %d CPUs; registry %s on %s (in-memory)\n",
+	fmt.Printf("bench/compare: %s %s/%s, %d CPUs; registry %s on %s\n",
 		strings.TrimSpace(string(goVersion)), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), *regBin, host)
 	if *orasBin == "" {
 		fmt.Println("oras: not built (scripts/test tools)")
