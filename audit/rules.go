@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Rule describes one audit rule. IDs are stable: allow-lists, inline
@@ -20,9 +21,9 @@ type Rule struct {
 	// of a long line) where every group of its keywords has a member;
 	// rules without keywords have matchers of their own in this package.
 	keywords [][]string
-	pattern  *regexp.Regexp
+	pattern  lazyRE
 	// shellPattern, when set, is also tried in shell scripts.
-	shellPattern *regexp.Regexp
+	shellPattern lazyRE
 	scope        scope
 	// accept, when set, rejects a pattern match (a placeholder key, a
 	// redirect to /dev/null).
@@ -58,7 +59,14 @@ func RuleByID(id string) (Rule, bool) {
 	return rules[i], true
 }
 
-func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
+// lazyRE is a regular expression compiled on first use: compiling the
+// table's patterns costs milliseconds, and every skillpm command links
+// this package, so compiling them at init would slow down every start.
+type lazyRE func() *regexp.Regexp
+
+func re(s string) lazyRE {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(s) })
+}
 
 // kw makes keyword groups from comma-separated lists: a line is checked
 // when it holds a keyword of every group (at most 8 groups).

@@ -232,9 +232,9 @@ func (f *file) candidate(ri, off int) {
 		return
 	}
 	text := f.data[start:end]
-	loc := r.pattern.FindIndex(text)
+	loc := r.pattern().FindIndex(text)
 	if loc == nil && f.shell && r.shellPattern != nil {
-		loc = r.shellPattern.FindIndex(text)
+		loc = r.shellPattern().FindIndex(text)
 	}
 	if loc == nil {
 		return

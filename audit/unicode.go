@@ -163,7 +163,7 @@ func shorten(s string) string {
 // the rest.
 func maskSecret(s string) string {
 	sec, _ := RuleByID(ruleSecret)
-	return sec.pattern.ReplaceAllStringFunc(s, func(m string) string {
+	return sec.pattern().ReplaceAllStringFunc(s, func(m string) string {
 		if strings.HasPrefix(m, "-----BEGIN") {
 			return m // the header is not the secret
 		}

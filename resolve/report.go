@@ -9,24 +9,37 @@ import (
 const projectName = "the project"
 
 // NoSolutionError reports that no choice of versions satisfies every
-// constraint. Its message is a derivation a person can follow, in the style
+// constraint. Its full message is a derivation a person can follow, in the style
 // of PubGrub's error reporting: each line states a fact and why it holds,
 // and facts used more than once are numbered so later lines can refer to
 // them:
 //
 //	Because every version of foo depends on bar ^2.0.0 which depends on baz ^3.0.0, every version of foo requires baz ^3.0.0.
 //	So, because the project depends on both baz ^1.0.0 and foo ^1.0.0, version solving failed.
+//
+// A derivation of more than a screenful (a pathological conflict's runs to
+// hundreds of kilobytes) is summarised unless Verbose is set: the
+// conclusion, the skills involved and the few facts nearest it, in at
+// most 20 lines.
 type NoSolutionError struct {
 	// Derivation is the proof behind the message. Its root states that
 	// version solving failed; its leaves are facts about published skills.
 	Derivation *Derivation
+	// Verbose makes Error return the whole derivation, however long.
+	Verbose bool
 
-	text string
+	full, short string
 }
 
 // Error returns the explanation: full sentences, one per line, meant to be
-// shown to the user as they are.
-func (e *NoSolutionError) Error() string { return e.text }
+// shown to the user as they are. It is the summary of a long derivation
+// unless e.Verbose is set.
+func (e *NoSolutionError) Error() string {
+	if e.Verbose {
+		return e.full
+	}
+	return e.short
+}
 
 // Derivation is one fact in the proof of a NoSolutionError: either an
 // external fact (a declared dependency, an unknown skill, a constraint no
@@ -55,7 +68,8 @@ func newNoSolutionError(root *incompat) *NoSolutionError {
 		memo[in] = d
 		return d
 	}
-	return &NoSolutionError{Derivation: build(root), text: explain(root)}
+	full := explain(root)
+	return &NoSolutionError{Derivation: build(root), full: full, short: summarize(root, full)}
 }
 
 // terse names the versions a term speaks about: "foo ^1.0.0", or "every

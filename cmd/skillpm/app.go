@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/config"
+	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/toolrun"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -28,6 +29,7 @@ type env struct {
 	color          bool // colour on stdout
 	colorErr       bool // colour on stderr
 	debug          bool
+	verbose        bool // whole explanations (a conflict's full derivation)
 	stderrTTY      bool
 	cleanups       []func() // run after the command, last first
 
@@ -45,6 +47,7 @@ func globalFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors"},
 		&cli.BoolFlag{Name: "no-color", Usage: "disable colour (also NO_COLOR=1)"},
 		&cli.BoolFlag{Name: "debug", Usage: "log what skillpm does on stderr (never credentials)"},
+		&cli.BoolFlag{Name: "verbose", Usage: "explain in full: a dependency conflict's whole derivation, however long"},
 	}
 }
 
@@ -63,6 +66,7 @@ func (e *env) load(c *cli.Context) {
 	e.json = anyBool(c, "json")
 	e.quiet = anyBool(c, "quiet")
 	e.debug = anyBool(c, "debug")
+	e.verbose = anyBool(c, "verbose")
 	_, noColor := os.LookupEnv("NO_COLOR")
 	e.color = !anyBool(c, "no-color") && !noColor && isTerminal(e.stdout) && os.Getenv("TERM") != "dumb"
 	e.stderrTTY = isTerminal(e.stderr)
@@ -276,6 +280,10 @@ func report(e *env, err error) int {
 	var silent *silentError
 	if errors.As(err, &silent) {
 		return code
+	}
+	var nse *resolve.NoSolutionError
+	if errors.As(err, &nse) {
+		nse.Verbose = e.verbose
 	}
 	msg, hint := err.Error(), hintFor(err)
 	if e.json {

@@ -190,7 +190,7 @@ Examples:
 			for _, en := range all {
 				byPath[en.Path] = en
 			}
-			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			tw := newTable(e.stdout, 0, 4, 2)
 			fmt.Fprintln(tw, "SKILL\tVERSION\tSOURCE\tFOLDER\tNOTE")
 			for _, en := range entries {
 				src, v := "hand-authored", en.Version

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/Masterminds/semver/v3"
@@ -59,7 +58,7 @@ Examples:
 				}
 				return nil
 			}
-			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			tw := newTable(e.stdout, 0, 4, 2)
 			fmt.Fprintln(tw, "NAME\tVERSION\tREPOSITORY\tDESCRIPTION")
 			for _, h := range hits {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termLine(h.Name), termLine(h.Version), termLine(h.Repository), termLine(truncate(h.Description, 60)))

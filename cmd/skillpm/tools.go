@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
@@ -267,7 +266,7 @@ func printTools(e *env, cat *agent.Catalog) {
 		e.logf("no tools: the %d installed skills declare none", len(cat.Skills))
 		return
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	tw := newTable(e.stdout, 0, 0, 2)
 	fmt.Fprintln(tw, "TOOL\tSKILL\tRUNTIME\tSOURCE\tDESCRIPTION")
 	for _, t := range cat.Tools {
 		file := skill.FileName

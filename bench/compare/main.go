@@ -1,0 +1,316 @@
+// Command compare measures skillpm side by side with what it is compared
+// to, as whole processes, and prints the figures as ratios:
+//
+//	go run ./bench/compare              # N=100 and N=500, a 200 MB skill
+//	go run ./bench/compare -n 100 -big-mb 0 -runs 3   # quicker
+//
+// It builds skillpm, the raw floor (bench/floor) and a hello-world
+// (bench/hello) with the same toolchain, starts the pinned distribution
+// registry on loopback (SKILLPM_REGISTRY_BIN, else
+// ${SKILLPM_TOOLS:-$HOME/.cache/skillpm-tools}/bin/registry, which
+// 'scripts/test tools' builds) with its storage in the work folder, publishes N synthetic skills of about
+// 300 KB (a SKILL.md, a reference, a script and a random binary asset)
+// and then, in alternating rounds (every variant once per round; the
+// medians are printed):
+//
+//   - the raw floor: every manifest and blob GET with 8 connections, each
+//     blob written once;
+//   - skillpm install, cold (empty cache, no targets; the lock is already
+//     there) into the default two targets;
+//   - an 'oras pull' loop, one process per skill, when an ORAS CLI is
+//     available (SKILLPM_ORAS_BIN, else $SKILLPM_TOOLS/bin/oras);
+//   - skillpm install, warm no-op; install --frozen; skillpm --version.
+//
+// Process start is measured the same way against the hello-world:
+// --version, list of 1,000 installed skills, search over 10,000 indexed
+// skills and tools --json over 1,000. Every child runs under bench/rusage,
+// which reports its wall time, CPU time and getrusage peak RSS; it is printed for every row and for a cold install of one
+// skill with a 200 MB asset (-big-mb).
+//
+// The machine's load moves every absolute figure; the ratios, taken
+// within one round, move much less. Work goes under the user cache folder
+// (-dir), not TMPDIR: skillpm's cache and targets live on a real disk.
+// This is a program, not a test: nothing here runs in scripts/test.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	ns := flag.String("n", "100,500", "comma-separated skill counts")
+	runs := flag.Int("runs", 5, "alternating rounds per install measurement")
+	startRuns := flag.Int("start-runs", 21, "alternating rounds per process-start measurement")
+	size := flag.Int("size", 300<<10, "bytes per synthetic skill")
+	bigMB := flag.Int("big-mb", 200, "MB of the single large skill whose cold install is measured (0: skip)")
+	skillpmBin := flag.String("skillpm", "", "skillpm binary to measure (default: build ./cmd/skillpm)")
+	regBin := flag.String("registry", "", "distribution registry binary (default: SKILLPM_REGISTRY_BIN or the scripts/test build)")
+	orasBin := flag.String("oras", "", "ORAS CLI binary (default: SKILLPM_ORAS_BIN or the scripts/test build)")
+	workDir := flag.String("dir", "", "`DIR` to work in (default: a new folder under the user cache folder)")
+	keep := flag.Bool("keep", false, "keep the work folder")
+	flag.Parse()
+	log.SetFlags(0)
+	log.SetPrefix("bench/compare: ")
+	ctx := context.Background()
+
+	var counts []int
+	for _, s := range strings.Split(*ns, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			log.Fatalf("-n: %q is not a positive count", s)
+		}
+		counts = append(counts, n)
+	}
+	tools := os.Getenv("SKILLPM_TOOLS")
+	if tools == "" {
+		home, _ := os.UserHomeDir()
+		tools = filepath.Join(home, ".cache", "skillpm-tools")
+	}
+	*regBin = firstOf(*regBin, os.Getenv("SKILLPM_REGISTRY_BIN"), filepath.Join(tools, "bin", "registry"))
+	if _, err := os.Stat(*regBin); err != nil {
+		log.Fatalf("no distribution registry at %s: run 'scripts/test tools' (or set SKILLPM_REGISTRY_BIN)", *regBin)
+	}
+	*orasBin = firstOf(*orasBin, os.Getenv("SKILLPM_ORAS_BIN"), filepath.Join(tools, "bin", "oras"))
+	if _, err := os.Stat(*orasBin); err != nil {
+		*orasBin = ""
+	}
+
+	work := *workDir
+	if work == "" {
+		cache, err := os.UserCacheDir()
+		check(err)
+		check(os.MkdirAll(filepath.Join(cache, "skillpm-bench"), 0o755))
+		work, err = os.MkdirTemp(filepath.Join(cache, "skillpm-bench"), "compare-")
+		check(err)
+	}
+	if !*keep {
+		defer os.RemoveAll(work)
+	}
+	bin := filepath.Join(work, "bin")
+	if *skillpmBin == "" {
+		*skillpmBin = filepath.Join(bin, "skillpm")
+		build("./cmd/skillpm", *skillpmBin)
+	}
+	floorBin, helloBin, rusageBin := filepath.Join(bin, "floor"), filepath.Join(bin, "hello"), filepath.Join(bin, "rusage")
+	build("./bench/floor", floorBin)
+	build("./bench/hello", helloBin)
+	build("./bench/rusage", rusageBin)
+
+	host, stop, err := startRegistry(ctx, *regBin, work)
+	check(err)
+	defer stop()
+	goVersion, _ := exec.Command("go", "env", "GOVERSION").Output()
+	fmt.Printf("bench/compare: %s %s/%s, %d CPUs; registry %s on %s\n",
+		strings.TrimSpace(string(goVersion)), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), *regBin, host)
+	if *orasBin == "" {
+		fmt.Println("oras: not built (scripts/test tools)")
+	} else {
+		fmt.Println("oras:", *orasBin)
+	}
+	fmt.Println("wall and cpu (user+sys of the child) are medians of alternating rounds; ratios are of the medians")
+
+	b := &bench{skillpm: *skillpmBin, floor: floorBin, hello: helloBin, rusage: rusageBin, oras: *orasBin, host: host, work: work}
+	startupRows(b, *startRuns)
+	for _, n := range counts {
+		b.installRows(ctx, n, *size, *runs)
+	}
+	if *bigMB > 0 {
+		b.bigSkill(ctx, *bigMB)
+	}
+}
+
+// bench holds the binaries and the registry every measurement uses.
+type bench struct {
+	skillpm, floor, hello, oras, rusage string
+	host, work                          string
+}
+
+// startupRows measures process start: hello-world against skillpm
+// commands that do little work beyond starting.
+func startupRows(b *bench, rounds int) {
+	proj, home := filepath.Join(b.work, "start", "project"), filepath.Join(b.work, "start", "home")
+	check(writeStartFixtures(proj, home, 1000, 10000))
+	env := []string{"SKILLPM_HOME=" + home, "HOME=" + filepath.Join(b.work, "start"), "NO_COLOR=1"}
+	sp := func(args ...string) variant {
+		return variant{name: "skillpm " + strings.Join(args, " "), run: func() sample { return b.exec(proj, env, b.skillpm, args...) }}
+	}
+	vs := []variant{
+		{name: "hello-world (same toolchain)", run: func() sample { return b.exec(proj, env, b.hello) }},
+		sp("--version"),
+		sp("list"),
+		sp("search", "pdf", "topic-42"),
+		sp("tools", "--json"),
+	}
+	vs[2].name += " (1,000 installed)"
+	vs[3].name += " (10,000 indexed)"
+	vs[4].name += " (1,000 skills)"
+	res := alternate(vs, rounds)
+	fmt.Printf("\nprocess start, %d rounds\n", rounds)
+	header("vs hello-world")
+	targets := []string{"", "target <= 2x", "target <= 3x", "target <= 3x", "target <= 3x"}
+	for i, r := range res {
+		row(r, res[0], targets[i])
+	}
+}
+
+// installRows publishes n skills and measures the install variants.
+func (b *bench) installRows(ctx context.Context, n, size, rounds int) {
+	dir := filepath.Join(b.work, fmt.Sprintf("n%d", n))
+	src, proj, home := filepath.Join(dir, "src"), filepath.Join(dir, "project"), filepath.Join(dir, "home")
+	rng := rand.New(rand.NewPCG(uint64(n), 7))
+	names := make([]string, n)
+	var total int64
+	for i := range names {
+		names[i] = fmt.Sprintf("skill-%04d", i)
+		check(writeSkill(filepath.Join(src, names[i]), names[i], size, rng))
+		total += int64(size)
+	}
+	prefix := fmt.Sprintf("bench/%x/n%d", rand.Uint32(), n)
+	pubs, err := publish(ctx, b.host, prefix, src, names)
+	check(err)
+	check(writeProject(proj, home, b.host, prefix, pubs))
+	var urls []string
+	for _, p := range pubs {
+		urls = append(urls, p.urls...)
+	}
+	urlFile := filepath.Join(dir, "urls.txt")
+	check(os.WriteFile(urlFile, []byte(strings.Join(urls, "\n")+"\n"), 0o644))
+	env := []string{"SKILLPM_HOME=" + home, "HOME=" + dir, "NO_COLOR=1"}
+	// The first install resolves and writes skills.lock; it is not measured.
+	if s := b.exec(proj, env, b.skillpm, "install"); s.err != nil {
+		log.Fatalf("skillpm install of %d skills: %v\n%s", n, s.err, s.out)
+	}
+	out := filepath.Join(dir, "out")
+	vs := []variant{
+		{name: "raw floor (8 connections, each blob once)", run: func() sample {
+			os.RemoveAll(out)
+			return b.exec(dir, nil, b.floor, "-urls", urlFile, "-o", out)
+		}},
+		{name: "skillpm install, cold, 2 targets", run: func() sample {
+			check(emptyHome(home))
+			os.RemoveAll(filepath.Join(proj, ".claude"))
+			os.RemoveAll(filepath.Join(proj, ".agents"))
+			return b.exec(proj, env, b.skillpm, "install")
+		}},
+	}
+	if b.oras != "" {
+		vs = append(vs, variant{name: "oras pull loop (a process per skill)", run: func() sample {
+			os.RemoveAll(out)
+			var sum sample
+			for _, p := range pubs {
+				s := b.exec(dir, env, b.oras, "pull", "--plain-http", "-o", filepath.Join(out, p.name), p.ref.String())
+				if s.err != nil {
+					return s
+				}
+				sum.wall += s.wall
+				sum.cpu += s.cpu
+				sum.rss = max(sum.rss, s.rss)
+			}
+			return sum
+		}})
+	}
+	warmAt := len(vs)
+	vs = append(vs,
+		variant{name: "skillpm install, warm no-op", run: func() sample { return b.exec(proj, env, b.skillpm, "install") }},
+		variant{name: "skillpm install --frozen, warm", run: func() sample { return b.exec(proj, env, b.skillpm, "install", "--frozen") }},
+		variant{name: "skillpm --version", run: func() sample { return b.exec(proj, env, b.skillpm, "--version") }},
+	)
+	res := alternate(vs, rounds)
+	fmt.Printf("\nN=%d skills, %.1f MB (~%d KB each: SKILL.md, a reference, a script, a random binary asset); %d rounds\n",
+		n, float64(total)/1e6, size>>10, rounds)
+	header("ratio")
+	for i, r := range res {
+		switch {
+		case i == 0:
+			row(r, res[0], "")
+		case i == 1:
+			row(r, res[0], "x floor (target <= 2x)")
+		case i < warmAt:
+			row(r, res[0], fmt.Sprintf("x floor; skillpm's cold install is %.1fx faster", float64(r.wall)/float64(res[1].wall)))
+		case i < len(res)-1:
+			row(r, res[len(res)-1], "x --version (target <= 1.3x)")
+		default:
+			row(r, r, "")
+		}
+	}
+	// Leave the disk as it was for the next N.
+	os.RemoveAll(dir)
+}
+
+// bigSkill measures a cold install of one skill with a large asset.
+func (b *bench) bigSkill(ctx context.Context, mb int) {
+	dir := filepath.Join(b.work, "big")
+	src, proj, home := filepath.Join(dir, "src"), filepath.Join(dir, "project"), filepath.Join(dir, "home")
+	rng := rand.New(rand.NewPCG(uint64(mb), 9))
+	check(writeSkill(filepath.Join(src, "big-skill"), "big-skill", mb<<20, rng))
+	prefix := fmt.Sprintf("bench/%x/big", rand.Uint32())
+	pubs, err := publish(ctx, b.host, prefix, src, []string{"big-skill"})
+	check(err)
+	check(writeProject(proj, home, b.host, prefix, pubs))
+	env := []string{"SKILLPM_HOME=" + home, "HOME=" + dir, "NO_COLOR=1"}
+	if s := b.exec(proj, env, b.skillpm, "install"); s.err != nil {
+		log.Fatalf("skillpm install of a %d MB skill: %v\n%s", mb, s.err, s.out)
+	}
+	out := filepath.Join(dir, "out")
+	res := alternate([]variant{
+		{name: "raw floor", run: func() sample {
+			os.RemoveAll(out)
+			return b.exec(dir, nil, b.floor, "-urls", writeURLs(dir, pubs), "-o", out)
+		}},
+		{name: "skillpm install, cold, 2 targets", run: func() sample {
+			check(emptyHome(home))
+			os.RemoveAll(filepath.Join(proj, ".claude"))
+			os.RemoveAll(filepath.Join(proj, ".agents"))
+			return b.exec(proj, env, b.skillpm, "install")
+		}},
+	}, 3)
+	fmt.Printf("\none skill with a %d MB random asset; 3 rounds\n", mb)
+	header("ratio")
+	row(res[0], res[0], "")
+	row(res[1], res[0], "x floor (peak RSS target <= 64 MB)")
+	os.RemoveAll(dir)
+}
+
+func writeURLs(dir string, pubs []published) string {
+	var urls []string
+	for _, p := range pubs {
+		urls = append(urls, p.urls...)
+	}
+	f := filepath.Join(dir, "urls.txt")
+	check(os.WriteFile(f, []byte(strings.Join(urls, "\n")+"\n"), 0o644))
+	return f
+}
+
+// build compiles a package of this module into out.
+func build(pkg, out string) {
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		log.Fatalf("go build %s: %v", pkg, err)
+	}
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func check(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}
