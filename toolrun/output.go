@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
-	"github.com/skillpm/skillpm/internal/jsonschema"
+	"github.com/skillpm/skillpm/internal/selfschema"
+	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 )
+
+// outputSchemaURL names the in-memory output schema in compiler messages.
+const outputSchemaURL = "mem:///output_schema.json"
 
 // checkOutput holds a successful handler's output to the result contract:
 // a result that is an error envelope ({"status":"error",...} or Skill
@@ -23,17 +28,16 @@ func checkOutput(schema, out json.RawMessage, isText bool) *Error {
 	if isText {
 		return &Error{Kind: InvalidOutput, Msg: "handler printed text, not the JSON its output_schema declares"}
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	if err != nil {
-		return &Error{Kind: ExecutionFailed, Msg: "output schema is not valid JSON", Err: err}
+	sch, err := selfschema.Compile(outputSchemaURL, schema, selfschema.Options{
+		DefaultDraft: jsonschema.Draft2020,
+		RefusedRef: func(url string) error {
+			return fmt.Errorf("external $ref %s not allowed in a tool output schema", url)
+		},
+	})
+	var se *selfschema.Error
+	if errors.As(err, &se) && se.Stage == selfschema.StageParse {
+		return &Error{Kind: ExecutionFailed, Msg: "output schema is not valid JSON", Err: se.Err}
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	if err := c.AddResource(schemaURL, doc); err != nil {
-		return &Error{Kind: ExecutionFailed, Msg: "output schema", Err: err}
-	}
-	sch, err := c.Compile(schemaURL)
 	if err != nil {
 		return &Error{Kind: ExecutionFailed, Msg: "output schema does not compile", Err: err}
 	}
