@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/skillpm/skillpm/internal/atomicfile"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -54,27 +56,12 @@ func writeToolsJSON(e *env, dir string) error {
 	return nil
 }
 
-// replaceFile writes data to path through a temporary file beside it, so
-// a reader never sees half of it.
+// replaceFile writes data to path atomically (internal/atomicfile: a
+// temporary file beside it, synced, renamed), so a reader never sees half
+// of it; a path that is not a regular file is left alone.
 func replaceFile(path string, data []byte) error {
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file; remove it first", path)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tools.json-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.WriteFile(path, data, 0o644)
 }
