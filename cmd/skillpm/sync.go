@@ -2,11 +2,16 @@ package main
 
 import (
 	"io"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/source/git"
+	"github.com/skillpm/skillpm/source/wellknown"
 	skillsync "github.com/skillpm/skillpm/sync"
 	"github.com/skillpm/skillpm/verify"
 )
@@ -107,6 +112,13 @@ Examples:
 				return err
 			}
 			opts := skillsync.Options{Config: cfg, Client: client.WithoutMirrors(), DryRun: c.Bool("dry-run")}
+			gitc, wk, err := sourceClients(e, c, cfg.From)
+			if err != nil {
+				return err
+			}
+			if opts.Upstream, err = skillsync.ParseUpstream(cfg.From, gitc, wk); err != nil {
+				return err
+			}
 			if sp := cfg.Policy.Signature; sp != nil {
 				if opts.Verifier, err = skillsync.NewTrustVerifier(opts.Client, sp); err != nil {
 					return err
@@ -152,4 +164,46 @@ Examples:
 			return runErr
 		},
 	}
+}
+
+// sourceClients are the git and well-known clients for an upstream that
+// is not a registry: caches under skillpm's cache, the user config's
+// limits and timeouts, and plain http for the hosts plain_http lists (and
+// the upstream's own with --plain-http).
+func sourceClients(e *env, c *cli.Context, from string) (*git.Client, *wellknown.Client, error) {
+	cfg, err := e.userConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	tos, err := timeouts(c, cfg.Timeouts)
+	if err != nil {
+		return nil, nil, err
+	}
+	dir, err := cacheDir()
+	if err != nil {
+		return nil, nil, err
+	}
+	lim := registry.Limits{
+		MaxFiles:        cfg.Limits.MaxFiles,
+		MaxBytes:        cfg.Limits.MaxBytes,
+		MaxFileSize:     cfg.Limits.MaxFileSize,
+		MaxBlobSize:     cfg.Limits.MaxBlobSize,
+		MaxManifestSize: cfg.Limits.MaxManifestSize,
+		MaxPages:        cfg.Limits.MaxPages,
+		MaxListItems:    cfg.Limits.MaxListItems,
+	}
+	wk := &wellknown.Client{
+		CacheDir:  filepath.Join(dir, "wellknown"),
+		Limits:    lim,
+		Timeouts:  tos,
+		PlainHTTP: cfg.PlainHTTP,
+		UserAgent: "skillpm/" + version,
+	}
+	if c.Bool("plain-http") {
+		if u, err := url.Parse(strings.TrimPrefix(from, "wellknown+")); err == nil && u.Host != "" {
+			wk.PlainHTTP = append(append([]string{}, wk.PlainHTTP...), u.Host)
+		}
+	}
+	gitc := &git.Client{CacheDir: filepath.Join(dir, "git"), Limits: lim, Stall: tos.Stall}
+	return gitc, wk, nil
 }
