@@ -205,7 +205,7 @@ func (r *runner) syncUpstreamVersion(ctx context.Context, stage string, m *dstRe
 		fv, err := semver.StrictNewVersion(s.Frontmatter.Version)
 		if err != nil {
 			it.Action, it.Check = ActionRejected, "version"
-			it.Reason = fmt.Sprintf("%s: %s gives none and its SKILL.md has no semver version: field", ErrNoVersion, r.opts.Upstream)
+			it.Reason = fmt.Sprintf("%s: %s gives none, and its SKILL.md has no semver version field (set version: in SKILL.md, or version the upstream)", ErrNoVersion, r.opts.Upstream)
 			return it
 		}
 		v.Version = fv
