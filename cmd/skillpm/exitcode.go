@@ -105,7 +105,7 @@ func exitCode(err error) int {
 		return exitIntegrity // a well-known artifact or index that cannot be trusted
 	case errors.Is(err, wellknown.ErrInsecure):
 		return exitPolicy // plain http or a foreign origin, refused
-	case errors.Is(err, wellknown.ErrNotFound), errors.Is(err, wellknown.ErrUnknownSkill):
+	case errors.Is(err, wellknown.ErrNotFound), errors.Is(err, wellknown.ErrUnknownSkill), errors.Is(err, skillsync.ErrNoTags):
 		return exitNotFound
 	case errors.Is(err, wellknown.ErrNetwork):
 		return exitNetwork
