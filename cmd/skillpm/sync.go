@@ -29,6 +29,13 @@ referrers, keeping manifest digests. A second run copies only what is new;
 a run that fails half-way leaves no tag pointing at missing content, and
 the next run finishes the job.
 
+--from may also be a git repository (a git URL, file://, git@host:path,
+github.com/OWNER/REPO[/folder], or git+URL; its semver tags are the
+versions: v1.2.0 for every skill, pdf/v1.2.0 for one) or a well-known
+origin (any other https:// URL: its /.well-known/agent-skills/index.json).
+Each version is exported, digest- and archive-checked, packed
+reproducibly, then vetted, attested and copied as a registry version is.
+
 Every run ends with a report: copied, skipped, rejected (with the check
 and the reason) and failed. Exit status: 0 when nothing was rejected or
 failed, 9 when some versions were rejected by the policy, 5 when a
@@ -75,10 +82,12 @@ Examples:
   skillpm sync --from ghcr.io/acme/skills --to registry.internal/acme-skills
   skillpm sync --config sync.yaml --dry-run
   skillpm sync --config sync.yaml --attest-key vetting.key
-  skillpm sync --config sync.yaml --to oci:/media/usb/skills --json`,
+  skillpm sync --config sync.yaml --to oci:/media/usb/skills --json
+  skillpm sync --from github.com/anthropics/skills --to registry.internal/skills --config sync.yaml
+  skillpm sync --from https://example.com/docs --to registry.internal/skills`,
 		Flags: append(registryFlags(),
 			&cli.StringFlag{Name: "config", Usage: "read the sync configuration from `FILE` (sync.yaml)"},
-			&cli.StringFlag{Name: "from", Usage: "upstream `PREFIX` (overrides sync.yaml)"},
+			&cli.StringFlag{Name: "from", Usage: "upstream `PREFIX`, git repository or https:// well-known origin (overrides sync.yaml)"},
 			&cli.StringFlag{Name: "to", Usage: "mirror `PREFIX` or oci:DIR (overrides sync.yaml)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "vet and print the plan; copy nothing"},
 			&cli.StringFlag{Name: "attest-key", Usage: "sign a vetted attestation for each accepted version with the private key in `FILE` (overrides attest: in sync.yaml)"},
