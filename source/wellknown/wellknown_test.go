@@ -361,3 +361,24 @@ func TestNameMismatch(t *testing.T) {
 		t.Errorf("%s left behind", dst)
 	}
 }
+
+// A redirect to plain http on a host that is not loopback is refused
+// before it is followed.
+func TestRedirectToPlainHTTPRefused(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://skills.example.com/index.json", http.StatusFound)
+	}))
+	defer srv.Close()
+	_, err := newClient(t).Index(context.Background(), srv.URL)
+	if !errors.Is(err, ErrInsecure) || !strings.Contains(err.Error(), "redirect refused") {
+		t.Fatalf("Index = %v; want ErrInsecure for the redirect", err)
+	}
+}
+
+// An origin given with credentials is refused, never sent.
+func TestOriginWithCredentials(t *testing.T) {
+	_, err := newClient(t).Index(context.Background(), "https://user:secret@example.com")
+	if !errors.Is(err, ErrInsecure) || strings.Contains(err.Error(), "secret") {
+		t.Fatalf("Index = %v; want ErrInsecure without the secret", err)
+	}
+}
