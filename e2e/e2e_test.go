@@ -170,6 +170,7 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			"publish-raw":  cmdPublishRaw,
 			"interrupt":    cmdInterrupt,
 			"gone":         cmdGone,
+			"wellknown":    cmdWellKnown,
 		},
 	}
 }

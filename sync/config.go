@@ -32,7 +32,8 @@ import (
 // a version must pass to be copied.
 type Config struct {
 	// From is the upstream prefix: a registry prefix
-	// ("ghcr.io/acme/skills") or a folder of OCI layouts ("oci:DIR").
+	// ("ghcr.io/acme/skills") or a folder of OCI layouts ("oci:DIR"); or
+	// a git repository or well-known origin (see ParseUpstream).
 	From string `yaml:"from"`
 	// To is the mirror prefix, in the same forms as From.
 	To string `yaml:"to"`

@@ -58,6 +58,10 @@ type Options struct {
 	// (which opens no private key) to tell which of the mirror's vetted
 	// attestations that key signed. An Attester's own key wins.
 	AttestKey crypto.PublicKey
+	// Upstream, when set, is where skills come from instead of the
+	// registry prefix Config.From: a git repository or a well-known
+	// origin (see ParseUpstream).
+	Upstream Upstream
 	// Retries is how many more times a copy that failed on the network
 	// (a reset upload, a registry error after the transport's own
 	// retries) is attempted; what was copied is kept. If less than 0,
@@ -76,25 +80,33 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := cfg.compile(); err != nil {
 		return nil, err
 	}
-	from, err := parsePrefix("from", cfg.From)
-	if err != nil {
-		return nil, err
-	}
 	to, err := parsePrefix("to", cfg.To)
 	if err != nil {
 		return nil, err
 	}
+	linter, err := skill.NewLinter()
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{opts: opts, to: to, vet: &vetter{policy: cfg.Policy, linter: linter, verifier: opts.Verifier}}
+	if opts.Upstream != nil {
+		rep := &Report{From: opts.Upstream.String(), To: to.Repo(), DryRun: opts.DryRun, Items: []Item{}}
+		if err := r.runUpstream(ctx, rep); err != nil {
+			return nil, err
+		}
+		return r.finish(ctx, rep)
+	}
+	from, err := parsePrefix("from", cfg.From)
+	if err != nil {
+		return nil, err
+	}
+	r.from = from
 	repos := cfg.Repositories
 	if len(repos) == 0 {
 		if repos, err = opts.Client.Repositories(ctx, from); err != nil {
 			return nil, fmt.Errorf("%w (or list them under 'repositories:' in sync.yaml)", err)
 		}
 	}
-	linter, err := skill.NewLinter()
-	if err != nil {
-		return nil, err
-	}
-	r := &runner{opts: opts, from: from, to: to, vet: &vetter{policy: cfg.Policy, linter: linter, verifier: opts.Verifier}}
 	rep := &Report{From: from.Repo(), To: to.Repo(), DryRun: opts.DryRun, Items: []Item{}}
 	n := opts.Concurrency
 	if n <= 0 {
@@ -113,6 +125,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		})
 	}
 	g.Wait()
+	return r.finish(ctx, rep)
+}
+
+// finish completes the report of a run.
+func (r *runner) finish(ctx context.Context, rep *Report) (*Report, error) {
 	rep.Uploaded = Uploaded{Blobs: int(r.blobs.Load()), Manifests: int(r.manifests.Load()), Bytes: r.bytes.Load()}
 	rep.finish()
 	if err := ctx.Err(); err != nil {
@@ -185,7 +202,7 @@ func (r *runner) syncRepo(ctx context.Context, repo string) []Item {
 	}
 	var items []Item
 	for _, t := range tags {
-		it := r.syncTag(ctx, src, m, srcRef, repo, t)
+		it := r.syncTag(ctx, src, m, srcRef, repo, t, srcRef.Repo())
 		if r.opts.Log != nil {
 			fmt.Fprintln(r.opts.Log, it.String(r.opts.DryRun))
 		}
@@ -221,8 +238,9 @@ func selectedTags(ctx context.Context, src registry.Target, cfg *Config, repo st
 	return out, nil
 }
 
-// syncTag decides and, unless dry-running, does the copy of one tag.
-func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, srcRef registry.Reference, repo string, t versionTag) Item {
+// syncTag decides and, unless dry-running, does the copy of one tag;
+// upstream names where it came from in the vetted attestation.
+func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, srcRef registry.Reference, repo string, t versionTag, upstream string) Item {
 	it := Item{Repository: repo, Tag: t.tag, Version: t.v.Original()}
 	failed := func(err error) Item { return it.failed(err) }
 	if down := r.down.Load(); down != nil {
@@ -248,7 +266,7 @@ func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, s
 			it.Reason = fmt.Sprintf("upstream moved published tag %s from %s (on the mirror) to %s; a published version must not change", t.tag, have.Digest, desc.Digest)
 			return it
 		case err == nil:
-			return r.syncPresent(ctx, src, dst, m, srcRef, desc, t.tag, refs, it)
+			return r.syncPresent(ctx, src, dst, m, srcRef, desc, t.tag, refs, it, upstream)
 		case !errors.Is(err, registry.ErrNotFound):
 			return failed(fmt.Errorf("resolve %s on the mirror: %w", t.tag, err))
 		}
@@ -269,7 +287,7 @@ func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, s
 	}
 	var att *registry.Referrer
 	if r.attesting() {
-		if att, err = r.attestation(ctx, srcRef, m.ref, desc, vd); err != nil {
+		if att, err = r.attestation(ctx, upstream, m.ref, desc, vd); err != nil {
 			return failed(err)
 		}
 	}
@@ -300,9 +318,9 @@ func (r *runner) attesting() bool {
 
 // attestation signs the mirror's vetted statement about desc. It is
 // made once per version, so that a retried copy attaches the same bytes.
-func (r *runner) attestation(ctx context.Context, srcRef, dstRef registry.Reference, desc ocispec.Descriptor, vd verdict) (*registry.Referrer, error) {
+func (r *runner) attestation(ctx context.Context, upstream string, dstRef registry.Reference, desc ocispec.Descriptor, vd verdict) (*registry.Referrer, error) {
 	v := verify.Vetting{
-		Upstream: srcRef.Repo(),
+		Upstream: upstream,
 		Mirror:   dstRef.Repo(),
 		Checks:   r.opts.Config.Policy.Checks(),
 		Signer:   vd.signer,
@@ -329,7 +347,7 @@ func (it Item) failed(err error) Item {
 // syncPresent completes a version the mirror already has: the upstream
 // referrers it lacks and, when attesting, the mirror's own vetted
 // attestation (vetting the version again first).
-func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *dstRepo, srcRef registry.Reference, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, it Item) Item {
+func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *dstRepo, srcRef registry.Reference, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, it Item, upstream string) Item {
 	failed := func(err error) Item { return it.failed(err) }
 	var have []ocispec.Descriptor // the mirror's referrers, listed once
 	if len(refs) > 0 || r.attesting() {
@@ -381,7 +399,7 @@ func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *d
 	var att *registry.Referrer
 	if unattested {
 		var err error
-		if att, err = r.attestation(ctx, srcRef, m.ref, desc, vd); err != nil {
+		if att, err = r.attestation(ctx, upstream, m.ref, desc, vd); err != nil {
 			return failed(err)
 		}
 	}

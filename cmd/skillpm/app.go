@@ -123,6 +123,7 @@ func commands(e *env) []*cli.Command {
 		installCommand(e),
 		updateCommand(e),
 		syncCommand(e),
+		exportCommand(e),
 		bundleCommand(e),
 		outdatedCommand(e),
 		whyCommand(e),

@@ -18,6 +18,7 @@ import (
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/skill"
+	"github.com/skillpm/skillpm/source/wellknown"
 	skillsync "github.com/skillpm/skillpm/sync"
 	"github.com/skillpm/skillpm/toolrun"
 	"github.com/skillpm/skillpm/verify"
@@ -100,6 +101,16 @@ func exitCode(err error) int {
 		return exitIntegrity // an edited record, a skill folder or target leading elsewhere
 	case errors.As(err, &hae), errors.As(err, &mde), errors.As(err, &owe):
 		return exitModified
+	case errors.Is(err, wellknown.ErrIntegrity), errors.Is(err, wellknown.ErrInvalidIndex), errors.Is(err, wellknown.ErrNoDigest):
+		return exitIntegrity // a well-known artifact or index that cannot be trusted
+	case errors.Is(err, wellknown.ErrInsecure):
+		return exitPolicy // plain http or a foreign origin, refused
+	case errors.Is(err, wellknown.ErrNotFound), errors.Is(err, wellknown.ErrUnknownSkill), errors.Is(err, skillsync.ErrNoTags):
+		return exitNotFound
+	case errors.Is(err, wellknown.ErrNetwork):
+		return exitNetwork
+	case errors.Is(err, wellknown.ErrExportSource):
+		return exitInvalid
 	case errors.Is(err, registry.ErrUnauthorized), errors.Is(err, verify.ErrBadPassphrase):
 		return exitAuth
 	case errors.Is(err, registry.ErrNotFound):

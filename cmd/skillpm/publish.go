@@ -29,7 +29,7 @@ func publishCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "publish",
 		Usage: "lint, pack and push a skill to an OCI registry or layout folder",
-		UsageText: `skillpm publish [options] DIR REPOSITORY|PREFIX
+		UsageText: `skillpm publish [options] DIR... REPOSITORY|PREFIX
 
 REPOSITORY is written as oras and helm write it
 (registry.example.com/org/skills/pdf) or oci:PATH for an OCI image layout
@@ -37,7 +37,10 @@ folder, and its last segment is the skill's name. Given a PREFIX instead
 (ghcr.io/acme/skills, oci:./registry), the skill's name is appended, as
 'helm push' does; a repository named for another skill is refused. The
 tag is the skill's version (frontmatter version, or --version;
-"+" is written "_"). The skill is linted first; publishing stops on lint
+"+" is written "_"); without either, the semver tag at HEAD of the
+folder's git repository (NAME/v1.2.0 or NAME@1.2.0 for this skill, else
+v1.2.0). Several folders publish each under PREFIX/<name>, one after the
+other, stopping at the first that fails (--json prints a list). The skill is linted first; publishing stops on lint
 errors. With --test, the skill's evaluation.smoke_tests run next (as
 'skillpm test DIR') and publishing stops when one fails (exit 12). It is
 then audited ('skillpm audit'): high and critical findings are printed, and
@@ -47,6 +50,7 @@ critical ones stop the publish (exit 13) unless suppressed with a reason or
 
 Examples:
   skillpm publish ./pdf ghcr.io/acme/skills        # to ghcr.io/acme/skills/pdf
+  skillpm publish ./skills/* ghcr.io/acme/skills   # each to ghcr.io/acme/skills/<name>
   skillpm publish ./pdf ghcr.io/acme/skills/pdf
   skillpm publish ./pdf oci:./registry             # to the layout folder ./registry/pdf
   skillpm publish --plain-http ./pdf 127.0.0.1:5000/skills/pdf --version 1.2.1
@@ -61,17 +65,26 @@ Examples:
 			&cli.BoolFlag{Name: "allow-audit-findings", Usage: "publish even when the audit finds critical problems"},
 		}, signFlags()...), registryFlags()...),
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 2 {
-				return usageErrorf(c, "publish takes a skill folder and a repository")
+			if c.NArg() < 2 {
+				return usageErrorf(c, "publish takes skill folders and a repository or prefix")
 			}
-			repo, err := parseRef(c, c.Args().Get(1))
+			args := c.Args().Slice()
+			dirs, target := args[:len(args)-1], args[len(args)-1]
+			repo, err := parseRef(c, target)
 			if err != nil {
 				return err
 			}
 			if repo.Digest != "" || repo.Range != "" {
 				return usageErrorf(c, "publish takes a repository, not a digest or range: the tag is the skill's version")
 			}
-			opts := publishOptions{dir: c.Args().First(), repo: repo, version: c.String("version"), force: c.Bool("force"), sign: c.Bool("sign"), provenance: c.Bool("provenance"), allowAudit: c.Bool("allow-audit-findings")}
+			opts := publishOptions{repo: repo, version: c.String("version"), force: c.Bool("force"), sign: c.Bool("sign"), provenance: c.Bool("provenance"), allowAudit: c.Bool("allow-audit-findings")}
+			if len(dirs) > 1 {
+				if repo.Tag != "" {
+					return usageErrorf(c, "several folders publish under a prefix, each at its own version: drop the tag %q", repo.Tag)
+				}
+				return publishMany(c, e, dirs, opts)
+			}
+			opts.dir = dirs[0]
 			if repo.Tag != "" {
 				if opts.version != "" && registry.EscapeTag(opts.version) != repo.Tag {
 					return usageErrorf(c, "tag %q and --version %q disagree", repo.Tag, opts.version)
@@ -82,74 +95,91 @@ Examples:
 				}
 				opts.version = v.Original()
 			}
-			return runPublish(c, e, opts)
+			signer, err := publishSigner(c, e, opts)
+			if err != nil {
+				return err
+			}
+			out, err := runPublish(c, e, opts, signer)
+			if err != nil {
+				return err
+			}
+			if e.json {
+				return writeJSON(e.stdout, out)
+			}
+			return nil
 		},
 	}
 }
 
-func runPublish(c *cli.Context, e *env, opts publishOptions) error {
-	started := time.Now()
-	var signer *verify.Signer
+// publishSigner opens the signing key once, when signing is asked for.
+func publishSigner(c *cli.Context, e *env, opts publishOptions) (*verify.Signer, error) {
 	if opts.sign || opts.provenance {
-		var err error
-		if signer, err = newSigner(e, c); err != nil {
-			return err
-		}
+		return newSigner(e, c)
 	}
+	return nil, nil
+}
+
+// runPublish publishes opts.dir and returns its JSON report; without
+// --json it prints the text one.
+func runPublish(c *cli.Context, e *env, opts publishOptions, signer *verify.Signer) (map[string]any, error) {
+	started := time.Now()
 	// A path that is not a skill at all is "not found" (exit 4), as with
 	// lint; a skill with lint errors is invalid (exit 3).
 	if _, err := findSkills(opts.dir); err != nil {
-		return err
+		return nil, err
 	}
 	l, err := skill.NewLinter()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res := l.Lint(opts.dir, skill.LintOptions{})
 	if res.Errors() > 0 {
 		printLint(e, []*skill.Result{res}, res.Errors(), res.Warnings())
-		return &silentError{code: exitInvalid}
+		return nil, &silentError{code: exitInvalid}
 	}
 	if c.Bool("test") {
 		if err := publishSmokeTests(c.Context, e, c, res.Skill); err != nil {
-			return err
+			return nil, err
 		}
+	}
+	if opts.version == "" && res.Skill != nil && res.Skill.Frontmatter.Version == "" {
+		opts.version = headTagVersion(c.Context, opts.dir, res.Skill.Frontmatter.Name)
 	}
 	rep, err := auditBeforePublish(c, e, opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	created, err := createdTime()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	lim, err := packLimits(e)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	p, err := registry.Pack(c.Context, opts.dir, registry.PackOptions{Version: opts.version, Created: created, Limits: lim})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer p.Close()
 	if p.Version == "" {
-		return usageErrorf(c, "%s has no version: set version in its SKILL.md frontmatter or pass --version", opts.dir)
+		return nil, usageErrorf(c, "%s has no version: set version in its SKILL.md frontmatter, pass --version, or tag HEAD (v1.2.0)", opts.dir)
 	}
 	client, err := newRegistryClient(e, c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if opts.repo, err = client.PublishRepository(c.Context, opts.repo, p.Name); err != nil {
-		return err
+		return nil, err
 	}
 	pub, err := client.Publish(c.Context, p, opts.repo, registry.PublishOptions{Force: opts.force})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var sig, prov string
 	if opts.sign {
 		if sig, err = attachSignature(c.Context, client, signer, pub.Ref); err != nil {
-			return fmt.Errorf("published %s, but signing failed: %w", pub.Ref, err)
+			return nil, fmt.Errorf("published %s, but signing failed: %w", pub.Ref, err)
 		}
 	}
 	if opts.provenance {
@@ -161,25 +191,22 @@ func runPublish(c *cli.Context, e *env, opts publishOptions) error {
 			prov = d.Digest.String()
 		}
 		if err != nil {
-			return fmt.Errorf("published %s, but attaching provenance failed: %w", pub.Ref, err)
+			return nil, fmt.Errorf("published %s, but attaching provenance failed: %w", pub.Ref, err)
 		}
 	}
-	if e.json {
-		out := map[string]any{
-			"name": p.Name, "version": p.Version, "reference": pub.Ref.String(),
-			"repository": opts.repo.Repo(), "tag": pub.Ref.Tag, "digest": pub.Ref.Digest,
-			"unchanged": pub.Unchanged,
-			"audit":     map[string]any{"rulesVersion": rep.RulesVersion, "worst": rep.Worst(), "counts": rep.Counts()},
-		}
-		if sig != "" {
-			out["signature"] = sig
-		}
-		if prov != "" {
-			out["provenance"] = prov
-		}
-		return writeJSON(e.stdout, out)
+	out := map[string]any{
+		"name": p.Name, "version": p.Version, "reference": pub.Ref.String(),
+		"repository": opts.repo.Repo(), "tag": pub.Ref.Tag, "digest": pub.Ref.Digest,
+		"unchanged": pub.Unchanged,
+		"audit":     map[string]any{"rulesVersion": rep.RulesVersion, "worst": rep.Worst(), "counts": rep.Counts()},
 	}
-	if !e.quiet {
+	if sig != "" {
+		out["signature"] = sig
+	}
+	if prov != "" {
+		out["provenance"] = prov
+	}
+	if !e.json && !e.quiet {
 		verb := "published"
 		if pub.Unchanged {
 			verb = "unchanged (already published)"
@@ -192,7 +219,7 @@ func runPublish(c *cli.Context, e *env, opts publishOptions) error {
 			fmt.Fprintf(e.stdout, "provenance %s\n", prov)
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // auditBeforePublish prints the audit's high and critical findings and

@@ -2,11 +2,16 @@ package main
 
 import (
 	"io"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/source/git"
+	"github.com/skillpm/skillpm/source/wellknown"
 	skillsync "github.com/skillpm/skillpm/sync"
 	"github.com/skillpm/skillpm/verify"
 )
@@ -23,6 +28,13 @@ rules select and the policy accepts, with their signature and provenance
 referrers, keeping manifest digests. A second run copies only what is new;
 a run that fails half-way leaves no tag pointing at missing content, and
 the next run finishes the job.
+
+--from may also be a git repository (a git URL, file://, git@host:path,
+github.com/OWNER/REPO[/folder], or git+URL; its semver tags are the
+versions: v1.2.0 for every skill, pdf/v1.2.0 for one) or a well-known
+origin (any other https:// URL: its /.well-known/agent-skills/index.json).
+Each version is exported, digest- and archive-checked, packed
+reproducibly, then vetted, attested and copied as a registry version is.
 
 Every run ends with a report: copied, skipped, rejected (with the check
 and the reason) and failed. Exit status: 0 when nothing was rejected or
@@ -70,10 +82,12 @@ Examples:
   skillpm sync --from ghcr.io/acme/skills --to registry.internal/acme-skills
   skillpm sync --config sync.yaml --dry-run
   skillpm sync --config sync.yaml --attest-key vetting.key
-  skillpm sync --config sync.yaml --to oci:/media/usb/skills --json`,
+  skillpm sync --config sync.yaml --to oci:/media/usb/skills --json
+  skillpm sync --from github.com/anthropics/skills --to registry.internal/skills --config sync.yaml
+  skillpm sync --from https://example.com/docs --to registry.internal/skills`,
 		Flags: append(registryFlags(),
 			&cli.StringFlag{Name: "config", Usage: "read the sync configuration from `FILE` (sync.yaml)"},
-			&cli.StringFlag{Name: "from", Usage: "upstream `PREFIX` (overrides sync.yaml)"},
+			&cli.StringFlag{Name: "from", Usage: "upstream `PREFIX`, git repository or https:// well-known origin (overrides sync.yaml)"},
 			&cli.StringFlag{Name: "to", Usage: "mirror `PREFIX` or oci:DIR (overrides sync.yaml)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "vet and print the plan; copy nothing"},
 			&cli.StringFlag{Name: "attest-key", Usage: "sign a vetted attestation for each accepted version with the private key in `FILE` (overrides attest: in sync.yaml)"},
@@ -107,6 +121,13 @@ Examples:
 				return err
 			}
 			opts := skillsync.Options{Config: cfg, Client: client.WithoutMirrors(), DryRun: c.Bool("dry-run")}
+			gitc, wk, err := sourceClients(e, c, cfg.From)
+			if err != nil {
+				return err
+			}
+			if opts.Upstream, err = skillsync.ParseUpstream(cfg.From, gitc, wk); err != nil {
+				return err
+			}
 			if sp := cfg.Policy.Signature; sp != nil {
 				if opts.Verifier, err = skillsync.NewTrustVerifier(opts.Client, sp); err != nil {
 					return err
@@ -152,4 +173,46 @@ Examples:
 			return runErr
 		},
 	}
+}
+
+// sourceClients are the git and well-known clients for an upstream that
+// is not a registry: caches under skillpm's cache, the user config's
+// limits and timeouts, and plain http for the hosts plain_http lists (and
+// the upstream's own with --plain-http).
+func sourceClients(e *env, c *cli.Context, from string) (*git.Client, *wellknown.Client, error) {
+	cfg, err := e.userConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	tos, err := timeouts(c, cfg.Timeouts)
+	if err != nil {
+		return nil, nil, err
+	}
+	dir, err := cacheDir()
+	if err != nil {
+		return nil, nil, err
+	}
+	lim := registry.Limits{
+		MaxFiles:        cfg.Limits.MaxFiles,
+		MaxBytes:        cfg.Limits.MaxBytes,
+		MaxFileSize:     cfg.Limits.MaxFileSize,
+		MaxBlobSize:     cfg.Limits.MaxBlobSize,
+		MaxManifestSize: cfg.Limits.MaxManifestSize,
+		MaxPages:        cfg.Limits.MaxPages,
+		MaxListItems:    cfg.Limits.MaxListItems,
+	}
+	wk := &wellknown.Client{
+		CacheDir:  filepath.Join(dir, "wellknown"),
+		Limits:    lim,
+		Timeouts:  tos,
+		PlainHTTP: cfg.PlainHTTP,
+		UserAgent: "skillpm/" + version,
+	}
+	if c.Bool("plain-http") {
+		if u, err := url.Parse(strings.TrimPrefix(from, "wellknown+")); err == nil && u.Host != "" {
+			wk.PlainHTTP = append(append([]string{}, wk.PlainHTTP...), u.Host)
+		}
+	}
+	gitc := &git.Client{CacheDir: filepath.Join(dir, "git"), Limits: lim, Stall: tos.Stall}
+	return gitc, wk, nil
 }

@@ -184,10 +184,8 @@ func (c *Client) Export(ctx context.Context, url, commit, subdir, dst string) er
 		return err
 	}
 	defer unlock()
-	treeish := commit
-	if subdir != "" {
-		treeish = commit + ":" + subdir
-	}
+	// "COMMIT:" is the root tree; COMMIT alone would be the commit.
+	treeish := commit + ":" + subdir
 	if kind, err := c.run(ctx, dir, "cat-file", "-t", treeish); err != nil || strings.TrimSpace(string(kind)) != "tree" {
 		return fmt.Errorf("%s at %s: folder %q %w", Redact(url), commit, subdir, ErrNotFound)
 	}
