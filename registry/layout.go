@@ -112,11 +112,17 @@ func pickFromIndex(idx *manifestOrIndex) (ocispec.Descriptor, error) {
 	case len(skills) == 0 && len(idx.Manifests) == 1:
 		return idx.Manifests[0], nil
 	}
+	if d, ok := pickPlatform(idx); ok && len(skills) == 0 {
+		return d, nil
+	}
 	return ocispec.Descriptor{}, fmt.Errorf("%w: image index lists %d manifests and none is the one skill", ErrNotSkill, len(idx.Manifests))
 }
 
 // recognise finds the skill in an image manifest.
 func recognise(desc ocispec.Descriptor, m *manifestOrIndex) (Layout, error) {
+	if l, ok := recogniseToolHive(desc, m); ok {
+		return l, nil
+	}
 	l := Layout{Manifest: desc, ArtifactType: m.ArtifactType, Annotations: m.Annotations, Config: *m.Config}
 	var content, archives, titled []ocispec.Descriptor
 	for _, d := range m.Layers {
