@@ -100,6 +100,9 @@ func isIndexType(t string) bool { return t == ocispec.MediaTypeImageIndex || t =
 // pickFromIndex chooses the manifest of an index that holds a skill:
 // the one with the Agent Skills artifactType, or the only one.
 func pickFromIndex(idx *manifestOrIndex) (ocispec.Descriptor, error) {
+	if idx.ArtifactType == ArtifactTypeCollection {
+		return ocispec.Descriptor{}, fmt.Errorf("%w: this is a collection of %d skills, not one skill: add them with 'skillpm add REF'", ErrNotSkill, len(idx.Manifests))
+	}
 	var skills []ocispec.Descriptor
 	for _, d := range idx.Manifests {
 		if d.ArtifactType == ArtifactType || d.Annotations[AnnotationSkillName] != "" {
