@@ -117,7 +117,7 @@ func TestReadCollectionHostile(t *testing.T) {
 		{"name that is a path", []ocispec.Descriptor{entry("../pdf", "1.0.0", repo)}, `names the skill "../pdf"`},
 		{"listed twice", []ocispec.Descriptor{entry("pdf", "1.0.0", repo), entry("pdf", "1.0.0", repo)}, "listed twice"},
 		{"version that is not semver", []ocispec.Descriptor{entry("pdf", "latest", repo)}, `version "latest"`},
-		{"repository of another skill", []ocispec.Descriptor{entry("pdf", "1.0.0", f.srv.Host + "/org/skills/evil")}, "last segment is the skill's name"},
+		{"repository of another skill", []ocispec.Descriptor{entry("pdf", "1.0.0", f.srv.Host+"/org/skills/evil")}, "last segment is the skill's name"},
 		{"repository with a tag", []ocispec.Descriptor{entry("pdf", "1.0.0", repo+":2.0.0")}, "last segment"},
 	}
 	for i, tt := range tests {
