@@ -84,7 +84,7 @@ func Scan(ctx context.Context, opts Options) (*Result, error) {
 	for _, n := range opts.Existing {
 		skipped[n] = true
 	}
-	seenDir := map[string]bool{}
+	seenDir, managedNames := map[string]bool{}, map[string]bool{}
 	for _, dir := range opts.Dirs {
 		dir = filepath.Clean(dir)
 		if seenDir[dir] || !filepath.IsLocal(dir) {
@@ -96,7 +96,7 @@ func Scan(ctx context.Context, opts Options) (*Result, error) {
 			return nil, err
 		}
 		for _, n := range managed {
-			skipped[n] = true
+			skipped[n], managedNames[n] = true, true
 		}
 		for _, f := range folders {
 			name := filepath.Base(f.Path)
@@ -109,13 +109,12 @@ func Scan(ctx context.Context, opts Options) (*Result, error) {
 			p.Folders = append(p.Folders, f)
 		}
 	}
-	res.Proposals = slices.DeleteFunc(res.Proposals, func(p *Proposal) bool {
-		if skipped[p.Name] {
-			res.Skipped = append(res.Skipped, p.Name)
-			return true
+	res.Proposals = slices.DeleteFunc(res.Proposals, func(p *Proposal) bool { return skipped[p.Name] })
+	for n := range skipped {
+		if _, found := byName[n]; found || managedNames[n] {
+			res.Skipped = append(res.Skipped, n)
 		}
-		return false
-	})
+	}
 	res.sort()
 	return res, nil
 }

@@ -97,6 +97,9 @@ func runImport(c *cli.Context, e *env, dryRun bool) error {
 	if err != nil {
 		return err
 	}
+	if err := matchHandCopies(c, e, root, po.dir, res.Proposals); err != nil {
+		return err
+	}
 	rows := make([]importRow, 0, len(res.Proposals))
 	var wants []manager.Want
 	var sources []*importer.Proposal
@@ -128,7 +131,7 @@ func runImport(c *cli.Context, e *env, dryRun bool) error {
 			return err
 		}
 		for i := range wants {
-			if wants[i].Registry == m.Project.Registry {
+			if r := wants[i].Registry; r == m.Project.Registry || r == m.Project.Abs(m.Project.Registry) {
 				wants[i].Registry = ""
 			}
 		}
@@ -143,6 +146,28 @@ func runImport(c *cli.Context, e *env, dryRun bool) error {
 		}
 	}
 	return printImport(e, res, rows, dryRun, lockWritten)
+}
+
+// matchHandCopies looks for the folders no installer recorded in the
+// project's registry (skills.yaml's, else SKILLPM_REGISTRY).
+func matchHandCopies(c *cli.Context, e *env, root, dir string, ps []*importer.Proposal) error {
+	prefix := os.Getenv("SKILLPM_REGISTRY")
+	if p, err := project.Load(dir); err == nil && p.Registry != "" {
+		prefix = p.Abs(p.Registry)
+	}
+	if prefix == "" {
+		return nil
+	}
+	client, err := newRegistryClient(e, c)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if _, err := importer.Match(c.Context, client, root, prefix, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkImport compares the installed folders of an OCI proposal with what
