@@ -50,6 +50,9 @@ func Check(ctx context.Context, client *registry.Client, root, tmp string, p *Pr
 	if n := pulled.Name(); n != "" && n != p.Name {
 		return false, fmt.Errorf("check %s: %s holds the skill %q: %w", p.Name, ref, n, registry.ErrIntegrity)
 	}
+	if p.Digest != "" && p.Digest != pulled.Ref.Digest.String() && (pulled.Index == nil || p.Digest != pulled.Index.Digest.String()) {
+		p.note("the installer recorded %s, but %s now holds %s: the folders are compared with what it holds now", p.Digest, ref, pulled.Ref.Digest)
+	}
 	want, err := install.HashTree(out)
 	if err != nil {
 		return false, err
