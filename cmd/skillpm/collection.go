@@ -38,6 +38,15 @@ func runPublishCollection(c *cli.Context, e *env, name string) error {
 	if err != nil {
 		return err
 	}
+	if !e.json && !e.quiet {
+		fmt.Fprint(e.stdout, "published ")
+	}
+	return printCollection(e, col)
+}
+
+// printCollection prints a collection and its skills (publish
+// --collection, and inspect of a collection).
+func printCollection(e *env, col *registry.Collection) error {
 	if e.json {
 		members := make([]map[string]any, 0, len(col.Members))
 		for _, m := range col.Members {
@@ -46,7 +55,7 @@ func runPublishCollection(c *cli.Context, e *env, name string) error {
 		return writeJSON(e.stdout, map[string]any{"collection": col.Name, "reference": col.Ref.String(), "digest": col.Ref.Digest, "skills": members})
 	}
 	if !e.quiet {
-		fmt.Fprintf(e.stdout, "published collection %s (%s)\n%s\n", col.Name, plural(len(col.Members), "skill"), col.Ref)
+		fmt.Fprintf(e.stdout, "collection %s (%s)\n%s\n", termLine(col.Name), plural(len(col.Members), "skill"), col.Ref)
 		for _, m := range col.Members {
 			fmt.Fprintf(e.stdout, "  %s %s %s@%s\n", m.Name, m.Version, termLine(m.Repository), m.Manifest.Digest)
 		}
