@@ -14,6 +14,7 @@ import (
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
+	"github.com/skillpm/skillpm/registry"
 )
 
 // Actions 'skillpm import' reports per skill.
@@ -40,7 +41,8 @@ exactly what the source serves is adopted without changing a byte; one that
 differs (edited, another version, a symlink) is reported and left alone,
 and its entry is not written. Git, well-known and local entries are written
 in the shared sources shape and resolve when skillpm installs from those
-sources. Hand-copied folders with no recorded source are reported.
+sources. A folder no installer recorded is matched, by its packed content,
+against the versions in the project's registry; unmatched ones are reported.
 
 Examples:
   skillpm import --dry-run        # what would be written, and why
@@ -97,7 +99,11 @@ func runImport(c *cli.Context, e *env, dryRun bool) error {
 	if err != nil {
 		return err
 	}
-	if err := matchHandCopies(c, e, root, po.dir, res.Proposals); err != nil {
+	client, err := newRegistryClient(e, c)
+	if err != nil {
+		return err
+	}
+	if err := matchHandCopies(c, client, root, po.dir, res.Proposals); err != nil {
 		return err
 	}
 	rows := make([]importRow, 0, len(res.Proposals))
@@ -107,7 +113,7 @@ func runImport(c *cli.Context, e *env, dryRun bool) error {
 		row := importRow{Proposal: p, Action: importReported}
 		switch p.Kind {
 		case importer.KindOCI:
-			ok, err := checkImport(c, e, root, p)
+			ok, err := checkImport(c, client, root, p)
 			if err != nil {
 				return err
 			}
@@ -120,6 +126,11 @@ func runImport(c *cli.Context, e *env, dryRun bool) error {
 			sources = append(sources, p)
 			if p.Kind == importer.KindGit {
 				p.Notes = append(p.Notes, "installs once skillpm's git source is available; until then 'skillpm install' cannot resolve it")
+			}
+			for _, f := range p.Folders {
+				if f.Link != "" {
+					p.Notes = append(p.Notes, fmt.Sprintf("%s is a symlink (to %s), which skillpm never replaces: remove it before installing", f.Path, f.Link))
+				}
 			}
 		}
 		rows = append(rows, row)
@@ -150,17 +161,13 @@ func runImport(c *cli.Context, e *env, dryRun bool) error {
 
 // matchHandCopies looks for the folders no installer recorded in the
 // project's registry (skills.yaml's, else SKILLPM_REGISTRY).
-func matchHandCopies(c *cli.Context, e *env, root, dir string, ps []*importer.Proposal) error {
+func matchHandCopies(c *cli.Context, client *registry.Client, root, dir string, ps []*importer.Proposal) error {
 	prefix := os.Getenv("SKILLPM_REGISTRY")
 	if p, err := project.Load(dir); err == nil && p.Registry != "" {
 		prefix = p.Abs(p.Registry)
 	}
 	if prefix == "" {
 		return nil
-	}
-	client, err := newRegistryClient(e, c)
-	if err != nil {
-		return err
 	}
 	for _, p := range ps {
 		if _, err := importer.Match(c.Context, client, root, prefix, p); err != nil {
@@ -172,11 +179,7 @@ func matchHandCopies(c *cli.Context, e *env, root, dir string, ps []*importer.Pr
 
 // checkImport compares the installed folders of an OCI proposal with what
 // its source serves.
-func checkImport(c *cli.Context, e *env, root string, p *importer.Proposal) (bool, error) {
-	client, err := newRegistryClient(e, c)
-	if err != nil {
-		return false, err
-	}
+func checkImport(c *cli.Context, client *registry.Client, root string, p *importer.Proposal) (bool, error) {
 	ok, err := importer.Check(c.Context, client, root, "", p)
 	if err != nil {
 		return false, err
