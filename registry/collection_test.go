@@ -139,3 +139,39 @@ func TestReadCollectionHostile(t *testing.T) {
 		})
 	}
 }
+
+// TestCollectionLayouts: skills and collections in OCI layout folders
+// (oci:PATH, one repository each).
+func TestCollectionLayouts(t *testing.T) {
+	f := newFixture(t, Options{})
+	dir := t.TempDir()
+	var skills []Reference
+	for _, name := range []string{"pdf", "notes"} {
+		p, err := Pack(bg, writeSkill(t, t.TempDir(), name, "1.0.0", nil), PackOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, _ := ParseReference("oci:" + filepath.Join(dir, "registry", name))
+		if _, err := f.client.Publish(bg, p, ref, PublishOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		p.Close()
+		skills = append(skills, ref.WithTag("1.0.0"))
+	}
+	colRef, _ := ParseReference("oci:" + filepath.Join(dir, "collections", "kit") + ":2.0.0")
+	if _, err := f.client.PublishCollection(bg, "kit", colRef, skills); err != nil {
+		t.Fatal(err)
+	}
+	col, ok, err := f.client.ReadCollection(bg, colRef)
+	if err != nil || !ok || len(col.Members) != 2 {
+		t.Fatalf("ReadCollection: %v %v %+v", ok, err, col)
+	}
+	for _, m := range col.Members {
+		if m.Repository != "oci:"+filepath.Join(dir, "registry", m.Name) {
+			t.Errorf("%s: repository %s", m.Name, m.Repository)
+		}
+		if err := f.client.CheckMember(bg, m); err != nil {
+			t.Errorf("CheckMember(%s): %v", m.Name, err)
+		}
+	}
+}
