@@ -29,6 +29,10 @@ func readBounded(file string) (data []byte, ok bool, err error) {
 		return nil, false, err
 	}
 	defer f.Close()
+	// The file read must be the one checked, not a link put there since.
+	if fi2, err := f.Stat(); err != nil || !os.SameFile(fi, fi2) {
+		return nil, false, &FileError{File: file, Err: fmt.Errorf("changed while being read")}
+	}
 	data, err = io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, false, err

@@ -137,6 +137,9 @@ func fromSkillsCLI(name string, e skillsCLIEntry, from, root string) *Proposal {
 				dir = "./" + filepath.ToSlash(rel)
 			}
 		}
+		if rel := filepath.FromSlash(dir); filepath.IsAbs(rel) || !filepath.IsLocal(filepath.Clean(rel)) {
+			p.note("the folder %s is outside the project", clip(dir))
+		}
 		p.Kind, p.Entry.Local = KindLocal, dir
 	case "well-known":
 		origin := wellKnownOrigin(e)
