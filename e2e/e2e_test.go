@@ -168,6 +168,7 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			"attach":       cmdAttach,
 			"hostile":      cmdHostile,
 			"publish-raw":  cmdPublishRaw,
+			"push-layout":  cmdPushLayout,
 			"interrupt":    cmdInterrupt,
 			"gone":         cmdGone,
 			"wellknown":    cmdWellKnown,

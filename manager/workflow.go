@@ -45,6 +45,9 @@ type InstallOptions struct {
 type Want struct {
 	Name       string
 	Constraint string
+	// Registry, when set, is the registry prefix this skill resolves
+	// from (AddOptions.Registry otherwise).
+	Registry string
 }
 
 // AddOptions configure Add.
@@ -199,7 +202,9 @@ func (m *Manager) Add(ctx context.Context, opts AddOptions) (*Result, error) {
 				m.Project.Set(w.Name, "*")
 				open = append(open, w.Name)
 			}
-			if opts.Registry != "" {
+			if w.Registry != "" {
+				m.Project.SetRegistry(w.Name, w.Registry)
+			} else if opts.Registry != "" {
 				m.Project.SetRegistry(w.Name, opts.Registry)
 			}
 		}

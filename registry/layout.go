@@ -100,6 +100,9 @@ func isIndexType(t string) bool { return t == ocispec.MediaTypeImageIndex || t =
 // pickFromIndex chooses the manifest of an index that holds a skill:
 // the one with the Agent Skills artifactType, or the only one.
 func pickFromIndex(idx *manifestOrIndex) (ocispec.Descriptor, error) {
+	if idx.ArtifactType == ArtifactTypeCollection {
+		return ocispec.Descriptor{}, fmt.Errorf("%w: this is a collection of %d skills, not one skill: add them with 'skillpm add REF'", ErrNotSkill, len(idx.Manifests))
+	}
 	var skills []ocispec.Descriptor
 	for _, d := range idx.Manifests {
 		if d.ArtifactType == ArtifactType || d.Annotations[AnnotationSkillName] != "" {
@@ -112,11 +115,17 @@ func pickFromIndex(idx *manifestOrIndex) (ocispec.Descriptor, error) {
 	case len(skills) == 0 && len(idx.Manifests) == 1:
 		return idx.Manifests[0], nil
 	}
+	if d, ok := pickPlatform(idx); ok && len(skills) == 0 {
+		return d, nil
+	}
 	return ocispec.Descriptor{}, fmt.Errorf("%w: image index lists %d manifests and none is the one skill", ErrNotSkill, len(idx.Manifests))
 }
 
 // recognise finds the skill in an image manifest.
 func recognise(desc ocispec.Descriptor, m *manifestOrIndex) (Layout, error) {
+	if l, ok := recogniseToolHive(desc, m); ok {
+		return l, nil
+	}
 	l := Layout{Manifest: desc, ArtifactType: m.ArtifactType, Annotations: m.Annotations, Config: *m.Config}
 	var content, archives, titled []ocispec.Descriptor
 	for _, d := range m.Layers {

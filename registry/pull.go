@@ -75,7 +75,7 @@ func (c *Client) Resolve(ctx context.Context, ref Reference) (*Resolved, error) 
 	if err != nil {
 		return nil, err
 	}
-	if res.Layout.SkillConfig() {
+	if res.Layout.hasConfig() {
 		if err := c.readConfig(ctx, res); err != nil {
 			return nil, fmt.Errorf("resolve %s: %w", ref, err)
 		}
@@ -143,7 +143,7 @@ func (c *Client) resolveManifest(ctx context.Context, ref Reference) (*Resolved,
 // checkLayout checks the sizes of the descriptors a pull will read,
 // before anything is read: a size of 0 or less would bound nothing.
 func (c *Client) checkLayout(l Layout) error {
-	if l.SkillConfig() {
+	if l.hasConfig() {
 		if err := checkDescriptor(l.Config, c.limits.MaxConfigSize, "max_config_size"); err != nil {
 			return err
 		}
@@ -215,6 +215,9 @@ func (c *Client) cacheFor(res *Resolved) *Cache {
 }
 
 func (c *Client) readConfig(ctx context.Context, res *Resolved) error {
+	if res.Layout.Format == FormatToolHive {
+		return c.readToolHiveConfig(ctx, res)
+	}
 	desc := res.Layout.Config
 	if err := checkDescriptor(desc, c.limits.MaxConfigSize, "max_config_size"); err != nil {
 		return err
@@ -280,7 +283,7 @@ func (c *Client) Pull(ctx context.Context, ref Reference, dst string, opts PullO
 		return nil, err
 	}
 	var check func() error
-	if res.Layout.SkillConfig() {
+	if res.Layout.hasConfig() {
 		done := make(chan error, 1)
 		go func() { done <- c.readConfig(ctx, res) }()
 		var once sync.Once

@@ -119,6 +119,7 @@ func commands(e *env) []*cli.Command {
 		verifyCommand(e),
 		keyCommand(e),
 		addCommand(e),
+		importCommand(e),
 		removeCommand(e),
 		installCommand(e),
 		updateCommand(e),
@@ -149,7 +150,7 @@ func commands(e *env) []*cli.Command {
 // categories group the top-level help so the everyday verbs come first.
 // urfave/cli sorts categories by name; these names sort in this order.
 var categories = map[string]string{
-	"add": "Add and install skills", "install": "Add and install skills",
+	"add": "Add and install skills", "install": "Add and install skills", "import": "Add and install skills",
 	"remove": "Add and install skills", "update": "Add and install skills",
 	"list": "Add and install skills", "outdated": "Add and install skills",
 	"why": "Add and install skills", "status": "Add and install skills",

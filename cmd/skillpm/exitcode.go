@@ -11,6 +11,7 @@ import (
 	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/audit"
 	"github.com/skillpm/skillpm/config"
+	"github.com/skillpm/skillpm/importer"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
@@ -85,7 +86,7 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.Is(err, manager.ErrStaleLock):
 		return exitStaleLock
-	case errors.Is(err, manager.ErrLockMismatch), errors.Is(err, lockfile.ErrInvalid):
+	case errors.Is(err, manager.ErrLockMismatch), errors.Is(err, lockfile.ErrInvalid), errors.Is(err, importer.ErrFormat):
 		return exitIntegrity
 	case errors.Is(err, skillsync.ErrRejected), errors.Is(err, registry.ErrNotVetted):
 		return exitPolicy

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -58,6 +59,11 @@ Examples:
 				return err
 			}
 			in, err := client.Inspect(c.Context, ref)
+			if errors.Is(err, registry.ErrNotSkill) {
+				if col, ok, cerr := client.ReadCollection(c.Context, ref); cerr == nil && ok {
+					return printCollection(e, col) // collection.go
+				}
+			}
 			if err != nil {
 				return err
 			}

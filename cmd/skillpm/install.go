@@ -54,14 +54,20 @@ func addCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "add",
 		Usage: "add skills to skills.yaml, then resolve, lock and install",
-		UsageText: `skillpm add [options] NAME[@CONSTRAINT]...
+		UsageText: `skillpm add [options] NAME[@CONSTRAINT]|REF...
 
 Without a constraint, the newest version is added as ^VERSION.
 Constraints use semver ranges: ^1.2, ~1.2.3, ">=1.0 <2", 1.x.
+REF is a repository (registry.example.com/org/skills/pdf[:TAG|@RANGE],
+oci:PATH): its skill is added from there (a tag as that exact version).
+A collection's REF ('publish --collection') adds each of its skills from
+its own repository at the version the collection pins.
 
 Examples:
   skillpm add pdf-tools
   skillpm add pdf-tools@^1.2 slugify@~1.0
+  skillpm add ghcr.io/acme/skills/pdf-tools:1.2.0
+  skillpm add ghcr.io/acme/collections/starter:1.0.0
   skillpm add -g release-notes      # into ~/.claude/skills and ~/.agents/skills`,
 		Flags: append(projectFlags(),
 			&cli.StringFlag{Name: "registry", Usage: "resolve these skills from `PREFIX` instead of the project default"},
@@ -72,7 +78,12 @@ Examples:
 				return usageErrorf(c, "add needs at least one skill name")
 			}
 			opts := manager.AddOptions{Registry: c.String("registry"), Force: c.Bool("force")}
+			var refs []string // OCI references (addref.go), expanded once the project is open
 			for _, arg := range c.Args().Slice() {
+				if ociRefArg(arg) {
+					refs = append(refs, arg)
+					continue
+				}
 				d, err := parseWant(arg)
 				if err != nil {
 					return usageErrorf(c, "%v", err)
@@ -86,6 +97,13 @@ Examples:
 			m, err := openManager(e, c, openOptions{create: true, trust: true})
 			if err != nil {
 				return err
+			}
+			for _, r := range refs {
+				ws, err := wantsFromRef(c, e, m, r)
+				if err != nil {
+					return err
+				}
+				opts.Skills = append(opts.Skills, ws...)
 			}
 			res, err := m.Add(c.Context, opts)
 			if err != nil {

@@ -30,6 +30,7 @@ func publishCommand(e *env) *cli.Command {
 		Name:  "publish",
 		Usage: "lint, pack and push a skill to an OCI registry or layout folder",
 		UsageText: `skillpm publish [options] DIR... REPOSITORY|PREFIX
+skillpm publish --collection NAME [options] REF SKILL_REF...
 
 REPOSITORY is written as oras and helm write it
 (registry.example.com/org/skills/pdf) or oci:PATH for an OCI image layout
@@ -48,6 +49,12 @@ critical ones stop the publish (exit 13) unless suppressed with a reason or
 --allow-audit-findings is given. An existing version is never moved to different content unless
 --force is given; publishing identical content again changes nothing.
 
+With --collection NAME, REF is the collection's repository and tag (default
+"latest") and each SKILL_REF a published skill: their manifests are copied
+into REF's repository and listed, pinned by digest, in an image index of
+artifactType application/vnd.agentskills.collection.v1 ('skillpm add REF'
+adds every skill of it).
+
 Examples:
   skillpm publish ./pdf ghcr.io/acme/skills        # to ghcr.io/acme/skills/pdf
   skillpm publish ./skills/* ghcr.io/acme/skills   # each to ghcr.io/acme/skills/<name>
@@ -55,7 +62,9 @@ Examples:
   skillpm publish ./pdf oci:./registry             # to the layout folder ./registry/pdf
   skillpm publish --plain-http ./pdf 127.0.0.1:5000/skills/pdf --version 1.2.1
   skillpm publish --sign --provenance --key skillpm.key ./pdf ghcr.io/acme/skills/pdf
-  skillpm publish --test ./pdf oci:./registry/pdf`,
+  skillpm publish --test ./pdf oci:./registry/pdf
+  skillpm publish --collection starter ghcr.io/acme/collections/starter:1.0.0 \
+      ghcr.io/acme/skills/pdf:1.2.0 ghcr.io/acme/skills/docx:2.0.1`,
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "version", Usage: "publish as `VERSION` instead of the frontmatter version"},
 			&cli.BoolFlag{Name: "force", Usage: "move an existing version tag to this content"},
@@ -63,8 +72,12 @@ Examples:
 			&cli.BoolFlag{Name: "provenance", Usage: "attach signed SLSA provenance (git source and revision, builder, digests)"},
 			&cli.BoolFlag{Name: "test", Usage: "run the skill's smoke tests first and publish only if they pass"},
 			&cli.BoolFlag{Name: "allow-audit-findings", Usage: "publish even when the audit finds critical problems"},
+			collectionFlag,
 		}, signFlags()...), registryFlags()...),
 		Action: func(c *cli.Context) error {
+			if name := c.String("collection"); name != "" {
+				return runPublishCollection(c, e, name)
+			}
 			if c.NArg() < 2 {
 				return usageErrorf(c, "publish takes skill folders and a repository or prefix")
 			}
