@@ -80,7 +80,7 @@ func exitCode(err error) int {
 		return exitPolicy
 	case errors.Is(err, audit.ErrFindings):
 		return exitAudit
-	case errors.Is(err, audit.ErrAllowList):
+	case errors.Is(err, audit.ErrAllowList), errors.Is(err, agent.ErrUnknownAgent):
 		return exitUsage
 	case errors.Is(err, manager.ErrStaleLock):
 		return exitStaleLock
@@ -172,6 +172,9 @@ func hintFor(err error) string {
 	}
 	if errors.Is(err, manager.ErrLockMismatch) || errors.Is(err, lockfile.ErrInvalid) {
 		return "skills.lock is written only by skillpm: find who changed it (git log -p skills.lock) before re-resolving it"
+	}
+	if errors.Is(err, agent.ErrUnknownAgent) {
+		return "'skillpm agents' lists the agents and the folders each reads"
 	}
 	if errors.Is(err, config.ErrInvalid) {
 		return `fix or remove the user config; README.md ("Configuration") lists its keys`

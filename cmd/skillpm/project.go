@@ -92,7 +92,10 @@ func setScope(e *env, po projectOptions, m *manager.Manager) error {
 	if err != nil {
 		return err
 	}
-	m.Targets = []string{filepath.Join(home, ".claude/skills"), filepath.Join(home, ".agents/skills")}
+	m.Targets = nil
+	for _, t := range m.Project.UserTargets() { // agents: in the user scope's skills.yaml
+		m.Targets = append(m.Targets, filepath.Join(home, t))
+	}
 	m.Owner, m.Root = "user", home
 	return nil
 }
