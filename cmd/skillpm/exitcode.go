@@ -42,6 +42,7 @@ const (
 	exitToolFailed  = 12  // a tool or script failed, timed out or was not allowed
 	exitAudit       = 13  // audit findings at or above the threshold (audit --fail-on; publish: critical)
 	exitUninstalled = 14  // verify: a locked skill is not installed in a target folder
+	exitDoctor      = 15  // doctor: an agent does not see exactly the locked skills
 	exitInterrupted = 130 // interrupted (Ctrl-C)
 )
 
