@@ -86,7 +86,7 @@ func (f Finding) String() string {
 	if len(f.Agents) > 0 {
 		who = strings.Join(f.Agents, ", ")
 	} else if f.Folder != "" {
-		who = "no agent checked"
+		who = "no checked agent reads it"
 	}
 	where := f.Folder
 	if f.Skill != "" && where != "" {

@@ -31,9 +31,10 @@ func agentIDs(c *cli.Context) ([]string, error) {
 	return ids, nil
 }
 
-// recordAgents is add --agent: the agents are recorded in skills.yaml's
-// agents: when that changes the targets (project.Manifest.AddAgents), and
-// m's targets follow.
+// recordAgents is add --agent (through manager.AddOptions.Edit, once
+// skills.yaml is read under the project lock): the agents are recorded in
+// skills.yaml's agents: when that changes the targets
+// (project.Manifest.AddAgents), and m's targets follow.
 func recordAgents(m *manager.Manager, ids []string, user bool) error {
 	if len(ids) == 0 {
 		return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/skillpm/skillpm/manager"
+	"github.com/skillpm/skillpm/project"
 	"github.com/urfave/cli/v2"
 )
 
@@ -102,8 +103,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if err := recordAgents(m, agents, c.Bool("global")); err != nil {
-				return err
+			if len(agents) > 0 {
+				opts.Edit = func(*project.Manifest) error { return recordAgents(m, agents, c.Bool("global")) }
 			}
 			res, err := m.Add(c.Context, opts)
 			if err != nil {
