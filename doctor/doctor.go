@@ -370,6 +370,14 @@ func (c *checker) addStatus(t string, s install.SkillStatus) {
 	f := Finding{Agents: c.readers(t), Folder: c.rel(t), Skill: s.Name, Path: filepath.Join(t, s.Name)}
 	switch s.State {
 	case install.StateOK:
+		// Status compares manifest digests; a lock edited to name another
+		// version of the same manifest is caught here.
+		if l := c.locked(s.Name); l != nil && l.Version != s.Version {
+			f.Kind = KindLockMismatch
+			f.Message = fmt.Sprintf("skills.lock says %s %s, but its manifest %s is the installed %s", s.Name, l.Version, l.Manifest, s.Version)
+			f.Fix = "skills.lock is written only by skillpm: find who changed it (git log -p skills.lock) and restore it, or delete it and run 'skillpm install'"
+			c.add(f)
+		}
 		return
 	case install.StateModified:
 		f.Kind, f.Repair = KindModified, RepairReinstallForce
@@ -379,6 +387,10 @@ func (c *checker) addStatus(t string, s install.SkillStatus) {
 		f.Kind, f.Repair = KindOutdated, RepairReinstall
 		f.Message = "installed " + s.Version + "; " + s.Detail
 		f.Fix = "'skillpm doctor --fix' (or 'skillpm install --frozen') installs the locked version"
+		if l := c.locked(s.Name); l != nil && l.Version == s.Version {
+			f.Message = fmt.Sprintf("the installed %s is not the manifest skills.lock pins for it (%s): republished, or skills.lock edited", s.Version, l.Manifest)
+			f.Fix = "'skillpm doctor --fix' installs the pinned manifest; if the registry does not have it, restore skills.lock (git checkout -- skills.lock)"
+		}
 	case install.StateNotInstalled:
 		f.Kind, f.Repair = KindNotInstalled, RepairReinstall
 		f.Message = "locked at " + s.Version + " but not installed here"
