@@ -387,3 +387,30 @@ func TestUserScope(t *testing.T) {
 		t.Errorf("user scope report %+v", r)
 	}
 }
+
+// A folder skills.yaml no longer installs into keeps what skillpm put
+// there: an agent that still reads it sees stale copies.
+func TestStaleRecordOutsideTargets(t *testing.T) {
+	m := setup(t)
+	write(t, m.Project.Path(), "registry: oci:./registry\nagents: [claude-code]\nskills:\n  pdf: 1.1.0\n")
+	p, err := project.Load(m.Project.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Project = p
+	if _, err := m.Install(context.Background(), manager.InstallOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if r := check(t, m, "claude-code"); !r.OK() {
+		t.Fatalf("claude-code after the install: %v", r.Findings)
+	}
+	r := check(t, m, "codex")
+	pdf := find(t, r, KindStaleRecord, "pdf")
+	slug := find(t, r, KindStaleRecord, "slug")
+	if pdf.Folder != ".agents/skills" || !strings.Contains(pdf.Message, "the lock wants 1.1.0") || pdf.Repair != "" {
+		t.Errorf("pdf finding %+v", pdf)
+	}
+	if !strings.Contains(slug.Message, "no longer installs into") {
+		t.Errorf("slug finding %+v", slug)
+	}
+}

@@ -19,7 +19,7 @@ func DefaultAgents() []string { return []string{"claude-code", "codex"} }
 func (m *Manifest) validateAgents() error {
 	for i, id := range m.Agents {
 		if _, err := agent.LookupProgram(id); err != nil {
-			return fmt.Errorf("agents: %w; 'skillpm agents' lists them", err)
+			return fmt.Errorf("agents: %w", err)
 		}
 		if slices.Contains(m.Agents[:i], id) {
 			return fmt.Errorf("agents: %q is named twice", id)
@@ -88,7 +88,7 @@ func (m *Manifest) UserTargets() []string {
 func (m *Manifest) AddAgents(ids []string, user bool) (bool, error) {
 	for _, id := range ids {
 		if _, err := agent.LookupProgram(id); err != nil {
-			return false, fmt.Errorf("--agent: %w; 'skillpm agents' lists them", err)
+			return false, fmt.Errorf("agent: %w", err)
 		}
 	}
 	current := m.InstallTargets
