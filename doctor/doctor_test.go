@@ -414,3 +414,32 @@ func TestStaleRecordOutsideTargets(t *testing.T) {
 		t.Errorf("slug finding %+v", slug)
 	}
 }
+
+// An agent added to skills.yaml before 'skillpm install' ran: its folder
+// lacks the locked skills, and Fix installs them there.
+func TestNotInstalledFixed(t *testing.T) {
+	m := setup(t)
+	b, _ := os.ReadFile(m.Project.Path())
+	write(t, m.Project.Path(), strings.Replace(string(b), "codex]", "codex, windsurf]", 1))
+	p, err := project.Load(m.Project.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Project = p
+	r := check(t, m, "windsurf")
+	f := find(t, r, KindNotInstalled, "pdf")
+	if f.Repair != RepairReinstall || !slices.Equal(f.Agents, []string{"windsurf"}) || f.Folder != ".windsurf/skills" {
+		t.Errorf("not-installed finding %+v", f)
+	}
+	for _, f := range r.Findings {
+		if f.Kind == KindNotVisible {
+			t.Errorf("not-visible %+v beside not-installed: one finding per cause", f)
+		}
+	}
+	if _, err := Fix(context.Background(), m, r, FixOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if r := check(t, m, "windsurf"); !r.OK() {
+		t.Errorf("after Fix: %v", r.Findings)
+	}
+}
