@@ -107,13 +107,13 @@ func printDoctor(e *env, rep *doctor.Report, fixed []doctor.Action, fix bool) er
 		if a.Failed {
 			mark = "not fixed"
 		}
-		fmt.Fprintf(w, "%s: %s\n", mark, a.Message)
+		fmt.Fprintf(w, "%s: %s\n", mark, termLine(a.Message))
 	}
 	locked := "no skills.lock"
 	if len(rep.Locked) > 0 || len(rep.Findings) == 0 {
 		locked = plural(len(rep.Locked), "locked skill")
 	}
-	fmt.Fprintf(w, "%s %s: %s, %s checked\n", rep.Scope, rep.Root, locked, plural(len(rep.Agents), "agent"))
+	fmt.Fprintf(w, "%s %s: %s, %s checked\n", rep.Scope, termLine(rep.Root), locked, plural(len(rep.Agents), "agent"))
 	for _, a := range rep.Agents {
 		state := "ok"
 		if !a.OK {
@@ -121,17 +121,17 @@ func printDoctor(e *env, rep *doctor.Report, fixed []doctor.Action, fix bool) er
 		}
 		fmt.Fprintf(w, "%s (%s; %s): sees %d of %d locked skills: %s\n", a.ID, a.Name, a.Why, len(rep.Locked)-len(a.Missing), len(rep.Locked), state)
 		for _, s := range a.Sees {
-			line := fmt.Sprintf("  %s %s from %s", s.Skill, orDash(s.Version), s.Folder)
+			line := fmt.Sprintf("  %s %s from %s", termLine(s.Skill), termLine(orDash(s.Version)), termLine(s.Folder))
 			if !s.Managed {
 				line += " (not installed by skillpm)"
 			}
 			if len(s.Shadows) > 0 {
-				line += ", hiding " + strings.Join(s.Shadows, ", ")
+				line += ", hiding " + termLine(strings.Join(s.Shadows, ", "))
 			}
 			fmt.Fprintln(w, line)
 		}
 		if len(a.Missing) > 0 {
-			fmt.Fprintf(w, "  does not see: %s\n", strings.Join(a.Missing, ", "))
+			fmt.Fprintf(w, "  does not see: %s\n", termLine(strings.Join(a.Missing, ", ")))
 		}
 	}
 	if rep.OK() {
@@ -140,7 +140,7 @@ func printDoctor(e *env, rep *doctor.Report, fixed []doctor.Action, fix bool) er
 	}
 	fmt.Fprintf(w, "%s:\n", plural(len(rep.Findings), "problem"))
 	for _, f := range rep.Findings {
-		fmt.Fprintf(w, "  [%s] %s\n", f.Kind, f)
+		fmt.Fprintf(w, "  [%s] %s\n", f.Kind, termLine(f.String()))
 	}
 	if n := rep.Repairable(false); !fix && n > 0 {
 		fmt.Fprintf(w, "'skillpm doctor --fix' repairs %d of them\n", n)

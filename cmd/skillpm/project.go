@@ -20,7 +20,7 @@ import (
 func projectFlags() []cli.Flag {
 	return append(registryFlags(),
 		&cli.StringFlag{Name: "project", Aliases: []string{"C"}, Usage: "work on the project in `DIR` (default: the nearest folder with skills.yaml)"},
-		&cli.BoolFlag{Name: "global", Aliases: []string{"g"}, Usage: "work on the user scope (~/.claude/skills, ~/.agents/skills)"},
+		&cli.BoolFlag{Name: "global", Aliases: []string{"g"}, Usage: "work on the user scope (~/.claude/skills, ~/.agents/skills; with agents: in its skills.yaml, their user folders)"},
 		&cli.BoolFlag{Name: "no-index", Usage: "neither read nor update the metadata index"},
 	)
 }
