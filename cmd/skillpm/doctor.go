@@ -106,8 +106,16 @@ func printDoctor(e *env, rep *doctor.Report, fixed []doctor.Action, fix bool) er
 		mark := "fixed"
 		if a.Failed {
 			mark = "not fixed"
+		} else if e.quiet {
+			continue
 		}
 		fmt.Fprintf(w, "%s: %s\n", mark, termLine(a.Message))
+	}
+	if e.quiet { // -q: only the problems
+		for _, f := range rep.Findings {
+			fmt.Fprintf(w, "[%s] %s\n", f.Kind, termLine(f.String()))
+		}
+		return nil
 	}
 	locked := "no skills.lock"
 	if len(rep.Locked) > 0 || len(rep.Findings) == 0 {
