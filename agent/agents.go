@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -87,28 +88,43 @@ var Programs = []Program{
 	},
 }
 
-// LookupProgram returns the agent program with id, or an error listing the known ones.
+// ErrUnknownAgent is wrapped by the error for an agent ID that is not in
+// Programs.
+var ErrUnknownAgent = errors.New("unknown agent")
+
+// IDs returns the IDs of Programs, in table order.
+func IDs() []string {
+	ids := make([]string, len(Programs))
+	for i, h := range Programs {
+		ids[i] = h.ID
+	}
+	return ids
+}
+
+// LookupProgram returns the agent program with id, or an error wrapping
+// ErrUnknownAgent that lists the known ones.
 func LookupProgram(id string) (Program, error) {
 	for _, h := range Programs {
 		if h.ID == id {
 			return h, nil
 		}
 	}
-	ids := make([]string, len(Programs))
-	for i, h := range Programs {
-		ids[i] = h.ID
+	return Program{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownAgent, id, strings.Join(IDs(), ", "))
+}
+
+// Dirs returns the folders the agent reads in one scope, in its
+// precedence order (later wins): ProjectDirs, or UserDirs when user is set.
+func (h Program) Dirs(user bool) []string {
+	if user {
+		return h.UserDirs
 	}
-	return Program{}, fmt.Errorf("unknown agent %q (known: %s)", id, strings.Join(ids, ", "))
+	return h.ProjectDirs
 }
 
 // Reads reports whether the agent reads dir (relative to the project
 // root, or to the home folder when user is set).
 func (h Program) Reads(dir string, user bool) bool {
-	dirs := h.ProjectDirs
-	if user {
-		dirs = h.UserDirs
-	}
-	return slices.Contains(dirs, filepath.ToSlash(filepath.Clean(dir)))
+	return slices.Contains(h.Dirs(user), filepath.ToSlash(filepath.Clean(dir)))
 }
 
 // TargetsFor returns the fewest folders that every agent in ids reads:
@@ -123,10 +139,7 @@ func TargetsFor(ids []string, user bool) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		dirs := h.ProjectDirs
-		if user {
-			dirs = h.UserDirs
-		}
+		dirs := h.Dirs(user)
 		pick := dirs[0]
 		if slices.Contains(dirs, sharedDir) {
 			pick = sharedDir

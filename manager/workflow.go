@@ -59,6 +59,10 @@ type AddOptions struct {
 	Registry string
 	// Force replaces managed skills that have local edits.
 	Force bool
+	// Edit, when set, changes skills.yaml further once Add has read it
+	// under the project lock, before resolving (add --agent records
+	// agents: this way); the change is saved with the rest.
+	Edit func(*project.Manifest) error
 }
 
 // RemoveOptions configure Remove.
@@ -193,6 +197,11 @@ func (m *Manager) Add(ctx context.Context, opts AddOptions) (*Result, error) {
 		prev, err := m.readPrevious()
 		if err != nil {
 			return err
+		}
+		if opts.Edit != nil {
+			if err := opts.Edit(m.Project); err != nil {
+				return err
+			}
 		}
 		var open []string // added without a constraint
 		for _, w := range opts.Skills {

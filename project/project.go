@@ -41,6 +41,9 @@ type Manifest struct {
 	// Targets are the discovery folders skills install into, relative to
 	// the project root.
 	Targets []string `yaml:"targets,omitempty" json:"targets,omitempty"`
+	// Agents names agents (agent.Programs IDs) to install for: their
+	// folders join Targets (see agents.go).
+	Agents []string `yaml:"agents,omitempty" json:"agents,omitempty"`
 	// Skills maps a skill name to what is wanted of it.
 	Skills map[string]Want `yaml:"skills,omitempty" json:"skills,omitempty"`
 	// Prereleases allows pre-release versions everywhere.
@@ -157,6 +160,9 @@ func Parse(data []byte) (*Manifest, error) {
 	if err := m.Tools.Env.Validate(); err != nil {
 		return nil, fmt.Errorf("tools.env: %w", err)
 	}
+	if err := m.validateAgents(); err != nil {
+		return nil, err
+	}
 	for _, t := range m.Targets {
 		if filepath.IsAbs(t) || strings.HasPrefix(filepath.Clean(t), "..") {
 			return nil, fmt.Errorf("target %q must be a folder inside the project", t)
@@ -197,8 +203,12 @@ func (m *Manifest) Names() []string {
 	return names
 }
 
-// InstallTargets returns the target folders, defaulted.
+// InstallTargets returns the target folders: with agents:, the agents'
+// folders and then targets: (agentTargets); else targets:, defaulted.
 func (m *Manifest) InstallTargets() []string {
+	if len(m.Agents) > 0 {
+		return m.agentTargets(false)
+	}
 	if len(m.Targets) == 0 {
 		return DefaultTargets()
 	}

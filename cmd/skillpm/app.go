@@ -130,6 +130,7 @@ func commands(e *env) []*cli.Command {
 		whyCommand(e),
 		listCommand(e),
 		statusCommand(e),
+		doctorCommand(e),
 		searchCommand(e),
 		indexCommand(e),
 		loginCommand(e),
@@ -153,7 +154,7 @@ var categories = map[string]string{
 	"add": "Add and install skills", "install": "Add and install skills", "import": "Add and install skills",
 	"remove": "Add and install skills", "update": "Add and install skills",
 	"list": "Add and install skills", "outdated": "Add and install skills",
-	"why": "Add and install skills", "status": "Add and install skills",
+	"why": "Add and install skills", "status": "Add and install skills", "doctor": "Add and install skills",
 	"search": "Add and install skills", "index": "Add and install skills",
 
 	"agents": "Agents: run what skills declare", "tools": "Agents: run what skills declare", "run": "Agents: run what skills declare",

@@ -44,6 +44,7 @@ const (
 	exitToolFailed  = 12  // a tool or script failed, timed out or was not allowed
 	exitAudit       = 13  // audit findings at or above the threshold (audit --fail-on; publish: critical)
 	exitUninstalled = 14  // verify: a locked skill is not installed in a target folder
+	exitDoctor      = 15  // doctor: an agent does not see exactly the locked skills
 	exitInterrupted = 130 // interrupted (Ctrl-C)
 )
 
@@ -82,7 +83,7 @@ func exitCode(err error) int {
 		return exitPolicy
 	case errors.Is(err, audit.ErrFindings):
 		return exitAudit
-	case errors.Is(err, audit.ErrAllowList):
+	case errors.Is(err, audit.ErrAllowList), errors.Is(err, agent.ErrUnknownAgent):
 		return exitUsage
 	case errors.Is(err, manager.ErrStaleLock):
 		return exitStaleLock
@@ -184,6 +185,9 @@ func hintFor(err error) string {
 	}
 	if errors.Is(err, manager.ErrLockMismatch) || errors.Is(err, lockfile.ErrInvalid) {
 		return "skills.lock is written only by skillpm: find who changed it (git log -p skills.lock) before re-resolving it"
+	}
+	if errors.Is(err, agent.ErrUnknownAgent) {
+		return "'skillpm agents' lists the agents and the folders each reads"
 	}
 	if errors.Is(err, config.ErrInvalid) {
 		return `fix or remove the user config; README.md ("Configuration") lists its keys`

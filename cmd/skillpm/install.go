@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/skillpm/skillpm/manager"
+	"github.com/skillpm/skillpm/project"
 	"github.com/urfave/cli/v2"
 )
 
@@ -20,20 +21,29 @@ Examples:
   skillpm install
   skillpm install --frozen      # CI: fail (exit 8) if the lock is missing or stale
   skillpm install --dry-run --json
-  skillpm install --from skills-bundle.tar   # air-gapped: see 'skillpm bundle'`,
+  skillpm install --from skills-bundle.tar   # air-gapped: see 'skillpm bundle'
+  skillpm install --agent cursor             # this run also fills the folders Cursor reads`,
 		Flags: append(projectFlags(),
 			&cli.BoolFlag{Name: "frozen", Usage: "install from skills.lock as is; fail if it is missing or stale, and write nothing"},
 			&cli.BoolFlag{Name: "force", Usage: "replace or remove managed skills that have local edits"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would change, change nothing"},
 			&cli.StringFlag{Name: "from", Usage: "install skills.lock from `BUNDLE` ('skillpm bundle' output) with no network; implies --frozen"},
+			agentFlag("also install into the folders agent `NAME` reads, for this run only (repeatable; skills.yaml is not changed: use 'add --agent' or agents:)"),
 		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usageErrorf(c, "install takes no arguments; to add a skill use 'skillpm add %s'", c.Args().First())
 			}
 			from := c.String("from")
+			agents, err := agentIDs(c)
+			if err != nil {
+				return err
+			}
 			m, err := openManager(e, c, openOptions{trust: true, bundle: from})
 			if err != nil {
+				return err
+			}
+			if err := runAgents(m, agents, c.Bool("global")); err != nil {
 				return err
 			}
 			res, err := m.Install(c.Context, manager.InstallOptions{
@@ -68,14 +78,20 @@ Examples:
   skillpm add pdf-tools@^1.2 slugify@~1.0
   skillpm add ghcr.io/acme/skills/pdf-tools:1.2.0
   skillpm add ghcr.io/acme/collections/starter:1.0.0
-  skillpm add -g release-notes      # into ~/.claude/skills and ~/.agents/skills`,
+  skillpm add -g release-notes      # into ~/.claude/skills and ~/.agents/skills
+  skillpm add --agent codex --agent claude-code pdf-tools   # agents: [codex, claude-code] in skills.yaml`,
 		Flags: append(projectFlags(),
 			&cli.StringFlag{Name: "registry", Usage: "resolve these skills from `PREFIX` instead of the project default"},
 			&cli.BoolFlag{Name: "force", Usage: "replace managed skills that have local edits"},
+			agentFlag("install for agent `NAME` (repeatable); recorded in skills.yaml's agents: when it changes the folders skills install into"),
 		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usageErrorf(c, "add needs at least one skill name")
+			}
+			agents, err := agentIDs(c)
+			if err != nil {
+				return err
 			}
 			opts := manager.AddOptions{Registry: c.String("registry"), Force: c.Bool("force")}
 			var refs []string // OCI references (addref.go), expanded once the project is open
@@ -104,6 +120,9 @@ Examples:
 					return err
 				}
 				opts.Skills = append(opts.Skills, ws...)
+			}
+			if len(agents) > 0 {
+				opts.Edit = func(*project.Manifest) error { return recordAgents(m, agents, c.Bool("global")) }
 			}
 			res, err := m.Add(c.Context, opts)
 			if err != nil {

@@ -20,7 +20,7 @@ import (
 func projectFlags() []cli.Flag {
 	return append(registryFlags(),
 		&cli.StringFlag{Name: "project", Aliases: []string{"C"}, Usage: "work on the project in `DIR` (default: the nearest folder with skills.yaml)"},
-		&cli.BoolFlag{Name: "global", Aliases: []string{"g"}, Usage: "work on the user scope (~/.claude/skills, ~/.agents/skills)"},
+		&cli.BoolFlag{Name: "global", Aliases: []string{"g"}, Usage: "work on the user scope (~/.claude/skills, ~/.agents/skills; with agents: in its skills.yaml, their user folders)"},
 		&cli.BoolFlag{Name: "no-index", Usage: "neither read nor update the metadata index"},
 	)
 }
@@ -92,7 +92,10 @@ func setScope(e *env, po projectOptions, m *manager.Manager) error {
 	if err != nil {
 		return err
 	}
-	m.Targets = []string{filepath.Join(home, ".claude/skills"), filepath.Join(home, ".agents/skills")}
+	m.Targets = nil
+	for _, t := range m.Project.UserTargets() { // agents: in the user scope's skills.yaml
+		m.Targets = append(m.Targets, filepath.Join(home, t))
+	}
 	m.Owner, m.Root = "user", home
 	return nil
 }
