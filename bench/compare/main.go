@@ -3,6 +3,7 @@
 //
 //	go run ./bench/compare              # N=100 and N=500, a 200 MB skill
 //	go run ./bench/compare -n 100 -big-mb 0 -runs 3   # quicker
+//	go run ./bench/compare -cold                      # only the floor and cold installs
 //
 // It builds skillpm, the raw floor (bench/floor) and a hello-world
 // (bench/hello) with the same toolchain, starts the pinned distribution
@@ -58,6 +59,7 @@ func main() {
 	orasBin := flag.String("oras", "", "ORAS CLI binary (default: SKILLPM_ORAS_BIN or the scripts/test build)")
 	workDir := flag.String("dir", "", "`DIR` to work in (default: a new folder under the user cache folder)")
 	keep := flag.Bool("keep", false, "keep the work folder")
+	coldOnly := flag.Bool("cold", false, "measure only the floor and the cold installs (no process start, oras, warm or large-skill rows)")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("bench/compare: ")
@@ -119,12 +121,14 @@ func main() {
 	}
 	fmt.Println("wall and cpu (user+sys of the child) are medians of alternating rounds; ratios are of the medians")
 
-	b := &bench{skillpm: *skillpmBin, floor: floorBin, hello: helloBin, rusage: rusageBin, oras: *orasBin, host: host, work: work}
-	startupRows(b, *startRuns)
+	b := &bench{skillpm: *skillpmBin, floor: floorBin, hello: helloBin, rusage: rusageBin, oras: *orasBin, host: host, work: work, coldOnly: *coldOnly}
+	if !*coldOnly {
+		startupRows(b, *startRuns)
+	}
 	for _, n := range counts {
 		b.installRows(ctx, n, *size, *runs)
 	}
-	if *bigMB > 0 {
+	if *bigMB > 0 && !*coldOnly {
 		b.bigSkill(ctx, *bigMB)
 	}
 }
@@ -133,6 +137,7 @@ func main() {
 type bench struct {
 	skillpm, floor, hello, oras, rusage string
 	host, work                          string
+	coldOnly                            bool // only the floor and the cold install
 }
 
 // startupRows measures process start: hello-world against skillpm
@@ -202,6 +207,15 @@ func (b *bench) installRows(ctx context.Context, n, size, rounds int) {
 			os.RemoveAll(filepath.Join(proj, ".agents"))
 			return b.exec(proj, env, b.skillpm, "install")
 		}},
+	}
+	if b.coldOnly {
+		res := alternate(vs, rounds)
+		fmt.Printf("\nN=%d skills, %.1f MB, cold rows only; %d rounds\n", n, float64(total)/1e6, rounds)
+		header("ratio")
+		row(res[0], res[0], "")
+		row(res[1], res[0], "x floor (target <= 2x)")
+		os.RemoveAll(dir)
+		return
 	}
 	if b.oras != "" {
 		vs = append(vs, variant{name: "oras pull loop (a process per skill)", run: func() sample {
