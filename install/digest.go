@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/skillpm/skillpm/internal/filesums"
 )
 
 // Tree describes the files of an installed skill folder.
@@ -37,7 +39,12 @@ func StatTree(dir string) (string, error) {
 }
 
 // HashTree reads dir fully and returns its digest, fingerprint and files.
-func HashTree(dir string) (*Tree, error) {
+func HashTree(dir string) (*Tree, error) { return hashTree(dir, nil) }
+
+// hashTree is HashTree, taking the content digest of a regular file from
+// known (by slash path) instead of reading it, when known has the file
+// at the size it has on disk: what an unpacker hashed as it wrote it.
+func hashTree(dir string, known map[string]filesums.Sum) (*Tree, error) {
 	t := &Tree{}
 	h, st := sha256.New(), sha256.New()
 	err := walkSorted(dir, func(rel string, fi fs.FileInfo) error {
@@ -54,21 +61,25 @@ func HashTree(dir string) (*Tree, error) {
 			fmt.Fprintf(h, "l %s %s\n", rel, target)
 			t.Files = append(t.Files, rel)
 		case fi.Mode().IsRegular():
-			f, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			fh := sha256.New()
-			_, err = io.Copy(fh, f)
-			f.Close()
-			if err != nil {
-				return err
+			sum, ok := known[rel]
+			if !ok || sum.Size != fi.Size() {
+				f, err := os.Open(p)
+				if err != nil {
+					return err
+				}
+				fh := sha256.New()
+				_, err = io.Copy(fh, f)
+				f.Close()
+				if err != nil {
+					return err
+				}
+				fh.Sum(sum.SHA256[:0])
 			}
 			kind := "f"
 			if fi.Mode()&0o111 != 0 {
 				kind = "x"
 			}
-			fmt.Fprintf(h, "%s %s %x\n", kind, rel, fh.Sum(nil))
+			fmt.Fprintf(h, "%s %s %x\n", kind, rel, sum.SHA256)
 			t.Files = append(t.Files, rel)
 		default:
 			return fmt.Errorf("%s: unsupported file type %s", p, fi.Mode().Type())

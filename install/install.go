@@ -123,11 +123,11 @@ func Sync(ctx context.Context, lock *lockfile.File, opts Options) (*Result, erro
 		}
 	}()
 	swaps := 0
-	vet := newVetOnce(opts.Vet)
+	vet, shared := newVetOnce(opts.Vet), newStagedSkills()
 	for _, t := range targets {
 		p, err := plan(t, lock, opts)
 		if p != nil {
-			p.swaps, p.vet = &swaps, vet
+			p.swaps, p.vet, p.shared = &swaps, vet, shared
 			plans = append(plans, p)
 		}
 		if err != nil {

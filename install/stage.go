@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/skillpm/skillpm/internal/filesums"
 )
 
 // Staging: the new skills written and checked beside their targets.
@@ -72,10 +74,21 @@ func (p *targetPlan) prepare(ctx context.Context, opts Options) error {
 		}
 		g.Go(func() error {
 			dst := filepath.Join(staging, s.Name)
-			if err := opts.Source.Materialize(gctx, s.skill, dst); err != nil {
+			if prev, ok := p.shared.get(s.Name, s.skill.Manifest); ok {
+				// Another target staged and checked it: copy that.
+				if err := copyTree(prev.dir, p.root, filepath.Join(p.stagingName, s.Name)); err != nil {
+					return fmt.Errorf("install %s %s: %w", s.Name, s.Version, err)
+				}
+				results <- out{s.Name, prev.tree}
+				return nil
+			}
+			// A source that unpacks through the registry package reports
+			// the sums of the files it wrote: they are not read back.
+			sums := &filesums.Recorder{}
+			if err := opts.Source.Materialize(filesums.With(gctx, sums), s.skill, dst); err != nil {
 				return fmt.Errorf("install %s %s: %w", s.Name, s.Version, err)
 			}
-			t, err := HashTree(dst)
+			t, err := hashTree(dst, sums.Get(dst))
 			if err != nil {
 				return err
 			}
@@ -93,6 +106,11 @@ func (p *targetPlan) prepare(ctx context.Context, opts Options) error {
 	p.staged = map[string]*Tree{}
 	for r := range results {
 		p.staged[r.name] = r.tree
+	}
+	for _, s := range p.steps {
+		if t := p.staged[s.Name]; t != nil {
+			p.shared.put(s.Name, s.skill.Manifest, stagedSkill{dir: filepath.Join(staging, s.Name), tree: t})
+		}
 	}
 
 	// Folders of unknown content are adopted only if they already hold

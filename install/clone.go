@@ -1,0 +1,120 @@
+package install
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Cloning: a skill is unpacked and checked once per run, however many
+// targets it goes to. The first target to stage it materialises it from
+// the Source; every other target copies that staged, checked tree.
+
+// stagedSkills are the skills staged so far in one run, shared by its
+// targets.
+type stagedSkills struct {
+	mu sync.Mutex
+	m  map[string]stagedSkill // by skill name and manifest
+}
+
+type stagedSkill struct {
+	dir  string // in the staging folder of the target that materialised it
+	tree *Tree
+}
+
+func newStagedSkills() *stagedSkills { return &stagedSkills{m: map[string]stagedSkill{}} }
+
+func stagedKey(name, manifest string) string { return name + "@" + manifest }
+
+// get returns the staged copy of a skill, if a target staged it already.
+func (s *stagedSkills) get(name, manifest string) (stagedSkill, bool) {
+	if s == nil {
+		return stagedSkill{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.m[stagedKey(name, manifest)]
+	return st, ok
+}
+
+func (s *stagedSkills) put(name, manifest string, st stagedSkill) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[stagedKey(name, manifest)]; !ok {
+		s.m[stagedKey(name, manifest)] = st
+	}
+}
+
+// copyTree copies the staged skill folder src into dst, a new folder
+// relative to root. src is a tree this run staged and checked (in a
+// staging folder only this user can enter, mode 0700), so its entries
+// are copied as they are; every write goes through root, so nothing
+// lands outside the target.
+//
+// Every file of the copy is a new inode, never a hardlink: a user's edit
+// in one target cannot change another. The bytes are copied with
+// copy_file_range where the OS has it (io.Copy between two files), which
+// on filesystems that support it (XFS, btrfs) shares extents copy-on-write
+// (a reflink) and elsewhere copies inside the kernel.
+func copyTree(src string, root *os.Root, dst string) error {
+	if err := root.Mkdir(dst, 0o755); err != nil {
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == src {
+			return nil
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		switch t := d.Type(); {
+		case t.IsDir():
+			err = root.Mkdir(to, 0o755)
+		case t&fs.ModeSymlink != 0:
+			var target string
+			if target, err = os.Readlink(p); err == nil {
+				err = root.Symlink(target, to)
+			}
+		case t.IsRegular():
+			var fi fs.FileInfo
+			if fi, err = d.Info(); err == nil {
+				err = copyFileIn(p, root, to, fi.Mode().Perm())
+			}
+		default:
+			err = fmt.Errorf("unsupported file type %s", t)
+		}
+		if err != nil {
+			return fmt.Errorf("copy %s: %w", p, err)
+		}
+		return nil
+	})
+}
+
+// copyFileIn copies the regular file src to the new file dst in root.
+func copyFileIn(src string, root *os.Root, dst string, perm fs.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := root.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
