@@ -1,11 +1,14 @@
 package install
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 )
 
@@ -52,21 +55,28 @@ func (s *stagedSkills) put(name, manifest string, st stagedSkill) {
 }
 
 // copyTree copies the staged skill folder src into dst, a new folder
-// relative to root. src is a tree this run staged and checked (in a
-// staging folder only this user can enter, mode 0700), so its entries
-// are copied as they are; every write goes through root, so nothing
-// lands outside the target.
+// relative to root (at dstAbs), and returns the copy's stat fingerprint (what
+// StatTree would return for it). src is a tree this run staged and
+// checked (in a staging folder only this user can enter, mode 0700), so
+// its entries are copied as they are; every write goes through an
+// os.Root on the new folder, so nothing lands outside it.
 //
 // Every file of the copy is a new inode, never a hardlink: a user's edit
 // in one target cannot change another. The bytes are copied with
 // copy_file_range where the OS has it (io.Copy between two files), which
 // on filesystems that support it (XFS, btrfs) shares extents copy-on-write
 // (a reflink) and elsewhere copies inside the kernel.
-func copyTree(src string, root *os.Root, dst string) error {
+func copyTree(src string, root *os.Root, dst, dstAbs string) (string, error) {
 	if err := root.Mkdir(dst, 0o755); err != nil {
-		return fmt.Errorf("copy %s: %w", src, err)
+		return "", fmt.Errorf("copy %s: %w", src, err)
 	}
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	to, err := root.OpenRoot(dst)
+	if err != nil {
+		return "", fmt.Errorf("copy %s: %w", src, err)
+	}
+	defer to.Close()
+	var rels []string
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -77,19 +87,18 @@ func copyTree(src string, root *os.Root, dst string) error {
 		if err != nil {
 			return err
 		}
-		to := filepath.Join(dst, rel)
 		switch t := d.Type(); {
 		case t.IsDir():
-			err = root.Mkdir(to, 0o755)
+			err = to.Mkdir(rel, 0o755)
 		case t&fs.ModeSymlink != 0:
 			var target string
 			if target, err = os.Readlink(p); err == nil {
-				err = root.Symlink(target, to)
+				err = to.Symlink(target, rel)
 			}
 		case t.IsRegular():
 			var fi fs.FileInfo
 			if fi, err = d.Info(); err == nil {
-				err = copyFileIn(p, root, to, fi.Mode().Perm())
+				err = copyFileIn(p, to, rel, fi.Mode().Perm())
 			}
 		default:
 			err = fmt.Errorf("unsupported file type %s", t)
@@ -97,8 +106,25 @@ func copyTree(src string, root *os.Root, dst string) error {
 		if err != nil {
 			return fmt.Errorf("copy %s: %w", p, err)
 		}
+		rels = append(rels, filepath.ToSlash(rel))
 		return nil
 	})
+	if err != nil {
+		return "", err
+	}
+	// The fingerprint is taken now, once every entry exists (a folder's
+	// mtime moves with each entry made in it), from the entries just
+	// made: the copy's folders need not be listed again.
+	sort.Strings(rels)
+	h := sha256.New()
+	for _, rel := range rels {
+		fi, err := os.Lstat(filepath.Join(dstAbs, filepath.FromSlash(rel)))
+		if err != nil {
+			return "", err
+		}
+		writeStat(h, rel, fi)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // copyFileIn copies the regular file src to the new file dst in root.

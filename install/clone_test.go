@@ -92,6 +92,21 @@ func TestSyncStagesEachSkillOnceAndCopiesForOtherTargets(t *testing.T) {
 				}
 			}
 		}
+		// The fingerprints recorded at staging are those of the final
+		// places, so the next run reads no file.
+		for _, tg := range targets {
+			rec, err := ReadRecord(tg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := StatTree(filepath.Join(tg, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Skills[name].Stat != st {
+				t.Errorf("%s in %s: recorded stat %s, on disk %s", name, tg, rec.Skills[name].Stat, st)
+			}
+		}
 		fi, err := os.Stat(filepath.Join(targets[2], name, "scripts/run.sh"))
 		if err != nil || fi.Mode().Perm()&0o100 == 0 {
 			t.Errorf("%s: the copied script lost its exec bit: %v %v", name, fi, err)

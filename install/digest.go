@@ -29,13 +29,18 @@ type Tree struct {
 func StatTree(dir string) (string, error) {
 	h := sha256.New()
 	err := walkSorted(dir, func(rel string, fi fs.FileInfo) error {
-		fmt.Fprintf(h, "%s\x00%o\x00%d\x00%d\n", rel, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		writeStat(h, rel, fi)
 		return nil
 	})
 	if err != nil {
 		return "", err
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// writeStat adds one entry to a stat fingerprint.
+func writeStat(w io.Writer, rel string, fi fs.FileInfo) {
+	fmt.Fprintf(w, "%s\x00%o\x00%d\x00%d\n", rel, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
 }
 
 // HashTree reads dir fully and returns its digest, fingerprint and files.
@@ -48,7 +53,7 @@ func hashTree(dir string, known map[string]filesums.Sum) (*Tree, error) {
 	t := &Tree{}
 	h, st := sha256.New(), sha256.New()
 	err := walkSorted(dir, func(rel string, fi fs.FileInfo) error {
-		fmt.Fprintf(st, "%s\x00%o\x00%d\x00%d\n", rel, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		writeStat(st, rel, fi)
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		switch {
 		case fi.IsDir():

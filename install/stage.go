@@ -76,10 +76,13 @@ func (p *targetPlan) prepare(ctx context.Context, opts Options) error {
 			dst := filepath.Join(staging, s.Name)
 			if prev, ok := p.shared.get(s.Name, s.skill.Manifest); ok {
 				// Another target staged and checked it: copy that.
-				if err := copyTree(prev.dir, p.root, filepath.Join(p.stagingName, s.Name)); err != nil {
+				stat, err := copyTree(prev.dir, p.root, filepath.Join(p.stagingName, s.Name), dst)
+				if err != nil {
 					return fmt.Errorf("install %s %s: %w", s.Name, s.Version, err)
 				}
-				results <- out{s.Name, prev.tree}
+				t := *prev.tree
+				t.Stat = stat
+				results <- out{s.Name, &t}
 				return nil
 			}
 			// A source that unpacks through the registry package reports

@@ -59,6 +59,7 @@ func main() {
 	orasBin := flag.String("oras", "", "ORAS CLI binary (default: SKILLPM_ORAS_BIN or the scripts/test build)")
 	workDir := flag.String("dir", "", "`DIR` to work in (default: a new folder under the user cache folder)")
 	keep := flag.Bool("keep", false, "keep the work folder")
+	baseBin := flag.String("base", "", "with -cold, a second skillpm binary whose cold install is measured in the same rounds (before/after)")
 	coldOnly := flag.Bool("cold", false, "measure only the floor and the cold installs (no process start, oras, warm or large-skill rows)")
 	flag.Parse()
 	log.SetFlags(0)
@@ -121,7 +122,7 @@ func main() {
 	}
 	fmt.Println("wall and cpu (user+sys of the child) are medians of alternating rounds; ratios are of the medians")
 
-	b := &bench{skillpm: *skillpmBin, floor: floorBin, hello: helloBin, rusage: rusageBin, oras: *orasBin, host: host, work: work, coldOnly: *coldOnly}
+	b := &bench{skillpm: *skillpmBin, floor: floorBin, hello: helloBin, rusage: rusageBin, oras: *orasBin, host: host, work: work, coldOnly: *coldOnly, base: *baseBin}
 	if !*coldOnly {
 		startupRows(b, *startRuns)
 	}
@@ -137,7 +138,8 @@ func main() {
 type bench struct {
 	skillpm, floor, hello, oras, rusage string
 	host, work                          string
-	coldOnly                            bool // only the floor and the cold install
+	coldOnly                            bool   // only the floor and the cold install
+	base                                string // with coldOnly, a skillpm to compare with
 }
 
 // startupRows measures process start: hello-world against skillpm
@@ -209,11 +211,21 @@ func (b *bench) installRows(ctx context.Context, n, size, rounds int) {
 		}},
 	}
 	if b.coldOnly {
+		if b.base != "" {
+			vs = append(vs, variant{name: "base skillpm install, cold, 2 targets", run: func() sample {
+				check(emptyHome(home))
+				os.RemoveAll(filepath.Join(proj, ".claude"))
+				os.RemoveAll(filepath.Join(proj, ".agents"))
+				return b.exec(proj, env, b.base, "install")
+			}})
+		}
 		res := alternate(vs, rounds)
 		fmt.Printf("\nN=%d skills, %.1f MB, cold rows only; %d rounds\n", n, float64(total)/1e6, rounds)
 		header("ratio")
 		row(res[0], res[0], "")
-		row(res[1], res[0], "x floor (target <= 2x)")
+		for _, r := range res[1:] {
+			row(r, res[0], "x floor (target <= 2x)")
+		}
 		os.RemoveAll(dir)
 		return
 	}
