@@ -9,50 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"sync"
 )
 
 // Cloning: a skill is unpacked and checked once per run, however many
 // targets it goes to. The first target to stage it materialises it from
-// the Source; every other target copies that staged, checked tree.
-
-// stagedSkills are the skills staged so far in one run, shared by its
-// targets.
-type stagedSkills struct {
-	mu sync.Mutex
-	m  map[string]stagedSkill // by skill name and manifest
-}
-
-type stagedSkill struct {
-	dir  string // in the staging folder of the target that materialised it
-	tree *Tree
-}
-
-func newStagedSkills() *stagedSkills { return &stagedSkills{m: map[string]stagedSkill{}} }
-
-func stagedKey(name, manifest string) string { return name + "@" + manifest }
-
-// get returns the staged copy of a skill, if a target staged it already.
-func (s *stagedSkills) get(name, manifest string) (stagedSkill, bool) {
-	if s == nil {
-		return stagedSkill{}, false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, ok := s.m[stagedKey(name, manifest)]
-	return st, ok
-}
-
-func (s *stagedSkills) put(name, manifest string, st stagedSkill) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.m[stagedKey(name, manifest)]; !ok {
-		s.m[stagedKey(name, manifest)] = st
-	}
-}
+// the Source; every other target copies that staged, checked tree
+// (prepare).
 
 // copyTree copies the staged skill folder src into dst, a new folder
 // relative to root (at dstAbs), and returns the copy's stat fingerprint (what

@@ -123,26 +123,30 @@ func Sync(ctx context.Context, lock *lockfile.File, opts Options) (*Result, erro
 		}
 	}()
 	swaps := 0
-	vet, shared := newVetOnce(opts.Vet), newStagedSkills()
+	vet := newVetOnce(opts.Vet)
 	for _, t := range targets {
 		p, err := plan(t, lock, opts)
 		if p != nil {
-			p.swaps, p.vet, p.shared = &swaps, vet, shared
+			p.swaps, p.vet = &swaps, vet
 			plans = append(plans, p)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	for _, p := range plans {
+	toStage := plans
+	if opts.DryRun {
 		// A dry run stages only what it must to answer like the real run:
 		// folders of unknown content are judged by the locked content.
-		if opts.DryRun && !p.hasContentChecks() {
-			continue
+		toStage = nil
+		for _, p := range plans {
+			if p.hasContentChecks() {
+				toStage = append(toStage, p)
+			}
 		}
-		if err := p.prepare(ctx, opts); err != nil {
-			return nil, err
-		}
+	}
+	if err := prepare(ctx, toStage, opts); err != nil {
+		return nil, err
 	}
 	if !opts.DryRun {
 		for _, p := range plans {

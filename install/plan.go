@@ -37,7 +37,6 @@ type targetPlan struct {
 	done        bool             // commit finished
 	swaps       *int             // swaps so far across targets (AfterSwap)
 	vet         *vetOnce         // Options.Vet, shared across targets
-	shared      *stagedSkills    // skills staged by earlier targets of the run
 }
 
 func (p *targetPlan) changes() []Change {
