@@ -60,7 +60,7 @@ func main() {
 	workDir := flag.String("dir", "", "`DIR` to work in (default: a new folder under the user cache folder)")
 	keep := flag.Bool("keep", false, "keep the work folder")
 	baseBin := flag.String("base", "", "with -cold, a second skillpm binary whose cold install is measured in the same rounds (before/after)")
-	coldOnly := flag.Bool("cold", false, "measure only the floor and the cold installs (no process start, oras, warm or large-skill rows)")
+	coldOnly := flag.Bool("cold", false, "measure only the floor and the cold installs (no process start, oras or warm rows; the large skill only with an explicit -big-mb)")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("bench/compare: ")
@@ -129,7 +129,9 @@ func main() {
 	for _, n := range counts {
 		b.installRows(ctx, n, *size, *runs)
 	}
-	if *bigMB > 0 && !*coldOnly {
+	bigSet := false
+	flag.Visit(func(f *flag.Flag) { bigSet = bigSet || f.Name == "big-mb" })
+	if *bigMB > 0 && (!*coldOnly || bigSet) {
 		b.bigSkill(ctx, *bigMB)
 	}
 }
