@@ -11,35 +11,36 @@ import (
 )
 
 // put moves a staged skill into dir, swapping atomically with an existing
-// folder.
-func (p *targetPlan) put(s *step, dir string) error {
+// folder. It reports whether the staged folder was moved as it was (no
+// folder was there): then its stat fingerprint is the staged one.
+func (p *targetPlan) put(s *step, dir string) (moved bool, err error) {
 	srcRel := filepath.Join(p.stagingName, s.Name)
 	src := filepath.Join(p.dir, srcRel)
 	fi, err := p.root.Lstat(s.Name)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := p.root.Rename(srcRel, s.Name); err != nil {
-			return fmt.Errorf("install %s: %w", s.Name, err)
+			return false, fmt.Errorf("install %s: %w", s.Name, err)
 		}
-		return nil
+		return true, nil
 	}
 	if err != nil {
-		return fmt.Errorf("install %s: %w", s.Name, err)
+		return false, fmt.Errorf("install %s: %w", s.Name, err)
 	}
 	if isLink(fi) || !fi.IsDir() {
-		return linkError(dir, s.Name, fi)
+		return false, linkError(dir, s.Name, fi)
 	}
 	if s.rec != nil {
 		// Files the user added to a managed skill (not in its record)
 		// move on with it, as 'remove --force' keeps them: only what
 		// skillpm installed is replaced.
 		if err := keepUserFiles(dir, src, s.rec); err != nil {
-			return fmt.Errorf("install %s: keep files you added: %w", s.Name, err)
+			return false, fmt.Errorf("install %s: keep files you added: %w", s.Name, err)
 		}
 	}
 	if err := exchange(p.root, srcRel, s.Name); err != nil {
-		return fmt.Errorf("install %s: %w", s.Name, err)
+		return false, fmt.Errorf("install %s: %w", s.Name, err)
 	}
-	return p.root.RemoveAll(srcRel) // now the old folder
+	return false, p.root.RemoveAll(srcRel) // now the old folder
 }
 
 // keepUserFiles copies into the staged folder the regular files of the

@@ -40,15 +40,21 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 		dir := filepath.Join(p.dir, s.Name)
 		switch s.Action {
 		case ActionInstall, ActionUpdate:
-			if err := p.put(s, dir); err != nil {
+			moved, err := p.put(s, dir)
+			if err != nil {
 				return err
 			}
 			if *p.swaps++; opts.AfterSwap != nil {
 				opts.AfterSwap(*p.swaps)
 			}
-			st, err := StatTree(dir) // fingerprint of the final place
-			if err != nil {
-				return err
+			// A folder moved as staged keeps its entries' sizes, modes
+			// and mtimes: the fingerprint taken at staging holds. (Were
+			// it off, the next run would only read the files to check.)
+			st := p.staged[s.Name].Stat
+			if !moved || st == "" {
+				if st, err = StatTree(dir); err != nil { // of the final place
+					return err
+				}
 			}
 			p.rec.Skills[s.Name] = recordFor(s.skill, p.staged[s.Name], st, opts.Owner)
 		case ActionRepair:

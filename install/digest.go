@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/skillpm/skillpm/internal/filesums"
 )
 
 // Tree describes the files of an installed skill folder.
@@ -27,7 +29,7 @@ type Tree struct {
 func StatTree(dir string) (string, error) {
 	h := sha256.New()
 	err := walkSorted(dir, func(rel string, fi fs.FileInfo) error {
-		fmt.Fprintf(h, "%s\x00%o\x00%d\x00%d\n", rel, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		writeStat(h, rel, fi)
 		return nil
 	})
 	if err != nil {
@@ -36,12 +38,22 @@ func StatTree(dir string) (string, error) {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// writeStat adds one entry to a stat fingerprint.
+func writeStat(w io.Writer, rel string, fi fs.FileInfo) {
+	fmt.Fprintf(w, "%s\x00%o\x00%d\x00%d\n", rel, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+}
+
 // HashTree reads dir fully and returns its digest, fingerprint and files.
-func HashTree(dir string) (*Tree, error) {
+func HashTree(dir string) (*Tree, error) { return hashTree(dir, nil) }
+
+// hashTree is HashTree, taking the content digest of a regular file from
+// known (by slash path) instead of reading it, when known has the file
+// at the size it has on disk: what an unpacker hashed as it wrote it.
+func hashTree(dir string, known map[string]filesums.Sum) (*Tree, error) {
 	t := &Tree{}
 	h, st := sha256.New(), sha256.New()
 	err := walkSorted(dir, func(rel string, fi fs.FileInfo) error {
-		fmt.Fprintf(st, "%s\x00%o\x00%d\x00%d\n", rel, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		writeStat(st, rel, fi)
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		switch {
 		case fi.IsDir():
@@ -54,21 +66,25 @@ func HashTree(dir string) (*Tree, error) {
 			fmt.Fprintf(h, "l %s %s\n", rel, target)
 			t.Files = append(t.Files, rel)
 		case fi.Mode().IsRegular():
-			f, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			fh := sha256.New()
-			_, err = io.Copy(fh, f)
-			f.Close()
-			if err != nil {
-				return err
+			sum, ok := known[rel]
+			if !ok || sum.Size != fi.Size() {
+				f, err := os.Open(p)
+				if err != nil {
+					return err
+				}
+				fh := sha256.New()
+				_, err = io.Copy(fh, f)
+				f.Close()
+				if err != nil {
+					return err
+				}
+				fh.Sum(sum.SHA256[:0])
 			}
 			kind := "f"
 			if fi.Mode()&0o111 != 0 {
 				kind = "x"
 			}
-			fmt.Fprintf(h, "%s %s %x\n", kind, rel, fh.Sum(nil))
+			fmt.Fprintf(h, "%s %s %x\n", kind, rel, sum.SHA256)
 			t.Files = append(t.Files, rel)
 		default:
 			return fmt.Errorf("%s: unsupported file type %s", p, fi.Mode().Type())

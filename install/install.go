@@ -134,15 +134,19 @@ func Sync(ctx context.Context, lock *lockfile.File, opts Options) (*Result, erro
 			return nil, err
 		}
 	}
-	for _, p := range plans {
+	toStage := plans
+	if opts.DryRun {
 		// A dry run stages only what it must to answer like the real run:
 		// folders of unknown content are judged by the locked content.
-		if opts.DryRun && !p.hasContentChecks() {
-			continue
+		toStage = nil
+		for _, p := range plans {
+			if p.hasContentChecks() {
+				toStage = append(toStage, p)
+			}
 		}
-		if err := p.prepare(ctx, opts); err != nil {
-			return nil, err
-		}
+	}
+	if err := prepare(ctx, toStage, opts); err != nil {
+		return nil, err
 	}
 	if !opts.DryRun {
 		for _, p := range plans {

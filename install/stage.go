@@ -8,18 +8,113 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/skillpm/skillpm/internal/filesums"
 )
 
 // Staging: the new skills written and checked beside their targets.
 
-// prepare creates the target, stages new content and checks folders of
+// prepare stages what every plan needs, then checks the folders of
 // unknown content. It changes nothing a user or agent sees.
-func (p *targetPlan) prepare(ctx context.Context, opts Options) error {
-	if !p.needsStaging() {
-		return nil
+//
+// Each skill is materialised (fetched, unpacked, digest-checked, vetted)
+// once, into the staging folder of the first target that needs it; the
+// same goroutine then copies that checked tree into the other targets'
+// staging folders, so copying overlaps the other skills' downloads.
+func prepare(ctx context.Context, plans []*targetPlan, opts Options) error {
+	type job struct {
+		st    *step
+		plans []*targetPlan // the first materialises; the rest copy
 	}
+	var jobs []*job
+	byKey := map[string]*job{}
+	for _, p := range plans {
+		if !p.needsStaging() {
+			continue
+		}
+		if err := p.openStaging(opts); err != nil {
+			return err
+		}
+		for _, s := range p.steps {
+			if s.Action != ActionInstall && s.Action != ActionUpdate {
+				continue
+			}
+			if opts.Source == nil {
+				return errors.New("install: no source for skill contents")
+			}
+			key := s.Name + "@" + s.skill.Manifest
+			if j := byKey[key]; j != nil {
+				j.plans = append(j.plans, p)
+				continue
+			}
+			byKey[key] = &job{st: s, plans: []*targetPlan{p}}
+			jobs = append(jobs, byKey[key])
+		}
+	}
+
+	// Stage everything in parallel: nothing in the target changes until
+	// every skill of every target is staged and verified.
+	var mu sync.Mutex // guards every plan's staged
+	g, gctx := errgroup.WithContext(ctx)
+	par := opts.Parallel
+	if par <= 0 {
+		par = 8
+	}
+	g.SetLimit(par)
+	for _, j := range jobs {
+		g.Go(func() error {
+			s, first := j.st, j.plans[0]
+			dst := filepath.Join(first.staging, s.Name)
+			// A source that unpacks through the registry package reports
+			// the sums of the files it wrote: they are not read back.
+			sums := &filesums.Recorder{}
+			if err := opts.Source.Materialize(filesums.With(gctx, sums), s.skill, dst); err != nil {
+				return fmt.Errorf("install %s %s: %w", s.Name, s.Version, err)
+			}
+			t, err := hashTree(dst, sums.Get(dst))
+			if err != nil {
+				return err
+			}
+			if err := first.vet.check(gctx, s.skill, dst); err != nil {
+				return fmt.Errorf("install %s %s: %w", s.Name, s.Version, err)
+			}
+			mu.Lock()
+			first.staged[s.Name] = t
+			mu.Unlock()
+			for _, p := range j.plans[1:] {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				stat, err := copyTree(dst, p.root, filepath.Join(p.stagingName, s.Name), filepath.Join(p.staging, s.Name))
+				if err != nil {
+					return fmt.Errorf("install %s %s: %w", s.Name, s.Version, err)
+				}
+				c := *t
+				c.Stat = stat
+				mu.Lock()
+				p.staged[s.Name] = &c
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, p := range plans {
+		if err := p.checkFolders(opts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openStaging creates the target (and its parents) when missing, and a
+// staging folder in it.
+func (p *targetPlan) openStaging(opts Options) error {
 	if _, err := os.Stat(p.dir); errors.Is(err, os.ErrNotExist) {
 		top := p.dir
 		for d := filepath.Dir(p.dir); d != filepath.Dir(d); d = filepath.Dir(d) {
@@ -47,56 +142,14 @@ func (p *targetPlan) prepare(ctx context.Context, opts Options) error {
 	if err := p.root.Mkdir(p.stagingName, 0o700); err != nil {
 		return fmt.Errorf("stage in %s: %w", p.dir, err)
 	}
-	staging := filepath.Join(p.dir, p.stagingName)
-	p.staging = staging
-
-	// Stage everything in parallel: nothing in the target changes until
-	// every skill of every target is staged and verified.
-	g, gctx := errgroup.WithContext(ctx)
-	par := opts.Parallel
-	if par <= 0 {
-		par = 8
-	}
-	g.SetLimit(par)
-	type out struct {
-		name string
-		tree *Tree
-	}
-	results := make(chan out, len(p.steps))
-	for _, s := range p.steps {
-		if s.Action != ActionInstall && s.Action != ActionUpdate {
-			continue
-		}
-		if opts.Source == nil {
-			return errors.New("install: no source for skill contents")
-		}
-		g.Go(func() error {
-			dst := filepath.Join(staging, s.Name)
-			if err := opts.Source.Materialize(gctx, s.skill, dst); err != nil {
-				return fmt.Errorf("install %s %s: %w", s.Name, s.Version, err)
-			}
-			t, err := HashTree(dst)
-			if err != nil {
-				return err
-			}
-			if err := p.vet.check(gctx, s.skill, dst); err != nil {
-				return fmt.Errorf("install %s %s: %w", s.Name, s.Version, err)
-			}
-			results <- out{s.Name, t}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	close(results)
+	p.staging = filepath.Join(p.dir, p.stagingName)
 	p.staged = map[string]*Tree{}
-	for r := range results {
-		p.staged[r.name] = r.tree
-	}
+	return nil
+}
 
-	// Folders of unknown content are adopted only if they already hold
-	// exactly the locked content.
+// checkFolders adopts folders of unknown content only if they already
+// hold exactly the locked content.
+func (p *targetPlan) checkFolders(opts Options) error {
 	for _, s := range p.steps {
 		if !s.checkContent {
 			continue

@@ -7,6 +7,8 @@ import (
 	"io"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/skillpm/skillpm/internal/filesums"
 )
 
 // extractFiles writes a FormatFiles artifact (one layer per file, named
@@ -21,6 +23,7 @@ func (c *Client) extractFiles(ctx context.Context, res *Resolved, dst string, op
 		return UnpackStats{}, err
 	}
 	defer st.cleanup()
+	st.recordSums(filesums.From(ctx))
 	var total int64
 	for _, d := range res.Layout.Layers {
 		title := d.Annotations[ocispec.AnnotationTitle]

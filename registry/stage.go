@@ -1,8 +1,10 @@
 package registry
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/skillpm/skillpm/internal/filesums"
 	"github.com/skillpm/skillpm/skill"
 )
 
@@ -42,6 +45,19 @@ type stager struct {
 
 	decided bool   // whether the first entry has set strip
 	strip   string // the top folder stripped from entry names, or ""
+
+	// With a recorder (filesums.From the context), every file is hashed
+	// as it is written, and the sums are reported on commit.
+	rec  *filesums.Recorder
+	sums map[string]filesums.Sum // by path in staging
+}
+
+// recordSums makes the stager hash what it writes and report it to r,
+// when r is not nil.
+func (s *stager) recordSums(r *filesums.Recorder) {
+	if r != nil {
+		s.rec, s.sums = r, map[string]filesums.Sum{}
+	}
 }
 
 func newStager(dst string, overwrite bool) (*stager, error) {
@@ -196,6 +212,13 @@ func (s *stager) unstrip() error {
 	if err := s.root.Rename(tmp, s.strip); err != nil {
 		return err
 	}
+	if s.sums != nil {
+		moved := make(map[string]filesums.Sum, len(s.sums))
+		for k, v := range s.sums {
+			moved[s.strip+"/"+k] = v
+		}
+		s.sums = moved
+	}
 	s.strip = ""
 	clear(s.made)
 	return nil
@@ -245,7 +268,13 @@ func (s *stager) writeFile(name string, mode fs.FileMode, r io.Reader, size int6
 	}
 	buf := copyBufs.Get().(*[]byte)
 	// writerOnly hides f's ReadFrom, which would allocate its own buffer.
-	n, err := io.CopyBuffer(writerOnly{f}, io.LimitReader(r, size), *buf)
+	var w io.Writer = writerOnly{f}
+	var h hash.Hash
+	if s.sums != nil {
+		h = sha256.New()
+		w = io.MultiWriter(f, h)
+	}
+	n, err := io.CopyBuffer(w, io.LimitReader(r, size), *buf)
 	copyBufs.Put(buf)
 	if err == nil && n < size {
 		err = io.ErrUnexpectedEOF
@@ -260,6 +289,11 @@ func (s *stager) writeFile(name string, mode fs.FileMode, r io.Reader, size int6
 		return s.wrap(name, err)
 	}
 	s.bytes += n
+	if s.sums != nil {
+		sum := filesums.Sum{Size: n}
+		h.Sum(sum.SHA256[:0])
+		s.sums[p] = sum
+	}
 	return nil
 }
 
@@ -313,6 +347,9 @@ func (s *stager) hardlink(entry, name, target string) error {
 	}
 	if err := s.mkdirAll(path.Dir(p)); err != nil {
 		return s.wrap(name, err)
+	}
+	if sum, ok := s.sums[tp]; ok {
+		s.sums[p] = sum
 	}
 	return s.wrap(name, s.root.Link(tp, p))
 }
@@ -370,6 +407,7 @@ func (s *stager) commit() (UnpackStats, error) {
 		s.staging = "" // it is dst now
 	}
 	s.committed = true
+	s.reportSums(rootName)
 	return UnpackStats{Files: s.files, Bytes: s.bytes, Root: rootName}, nil
 }
 
@@ -409,4 +447,23 @@ func (s *stager) checkSymlinks(src, rootName string) error {
 		}
 		return nil
 	})
+}
+
+// reportSums tells the recorder the sums of the files now in dst: those
+// under the skill root, which is the staging folder itself when a top
+// folder was stripped.
+func (s *stager) reportSums(rootName string) {
+	if s.rec == nil {
+		return
+	}
+	out := s.sums
+	if s.strip == "" && rootName != "" {
+		out = make(map[string]filesums.Sum, len(s.sums))
+		for k, v := range s.sums {
+			if rel, ok := strings.CutPrefix(k, rootName+"/"); ok {
+				out[rel] = v
+			}
+		}
+	}
+	s.rec.Set(s.dst, out)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/opencontainers/go-digest"
 
+	"github.com/skillpm/skillpm/internal/filesums"
 	"github.com/skillpm/skillpm/internal/httpbound"
 	"github.com/skillpm/skillpm/skill"
 )
@@ -127,6 +128,7 @@ func Unpack(ctx context.Context, r io.Reader, dst string, opts UnpackOptions) (U
 		return UnpackStats{}, err
 	}
 	defer st.cleanup()
+	st.recordSums(filesums.From(ctx))
 	src := &errReader{r: r}
 	vr := &hashReader{r: src, h: sha256.New()}
 	if err := extractTar(ctx, st, vr, lim); err != nil {

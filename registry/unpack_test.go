@@ -4,8 +4,10 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/opencontainers/go-digest"
+
+	"github.com/skillpm/skillpm/internal/filesums"
 )
 
 const skillMD = "---\nname: pdf\ndescription: PDF things. Use it on PDFs.\n---\nbody\n"
@@ -147,10 +151,12 @@ func TestUnpackRoots(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dst := filepath.Join(t.TempDir(), "a", "b", "out")
-			st, err := Unpack(bg, bytes.NewReader(archive(t, tt.entries...)), dst, UnpackOptions{})
+			rec := &filesums.Recorder{}
+			st, err := Unpack(filesums.With(bg, rec), bytes.NewReader(archive(t, tt.entries...)), dst, UnpackOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkSums(t, dst, rec.Get(dst))
 			if st.Root != tt.wantRoot {
 				t.Errorf("Root = %q; want %q", st.Root, tt.wantRoot)
 			}
@@ -270,10 +276,14 @@ func TestUnpackTopFolderFallback(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			parent := t.TempDir()
 			dst := filepath.Join(parent, "out")
-			st, err := Unpack(bg, bytes.NewReader(archive(t, tt.entries...)), dst, UnpackOptions{})
+			rec := &filesums.Recorder{}
+			st, err := Unpack(filesums.With(bg, rec), bytes.NewReader(archive(t, tt.entries...)), dst, UnpackOptions{})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Unpack: %v; want an error containing %q", err, tt.wantErr)
+				}
+				if rec.Get(dst) != nil {
+					t.Errorf("a failed unpack reported sums")
 				}
 				if got := listTree(t, parent); len(got) != 0 {
 					t.Errorf("left behind: %q", got)
@@ -286,6 +296,7 @@ func TestUnpackTopFolderFallback(t *testing.T) {
 			if st.Root != tt.wantRoot {
 				t.Errorf("Root = %q; want %q", st.Root, tt.wantRoot)
 			}
+			checkSums(t, dst, rec.Get(dst))
 			if got := listTree(t, dst); !slices.Equal(got, tt.wantTree) {
 				t.Errorf("dst holds %q; want %q", got, tt.wantTree)
 			}
@@ -293,5 +304,27 @@ func TestUnpackTopFolderFallback(t *testing.T) {
 				t.Errorf("beside dst: %d entries; want only out", len(entries))
 			}
 		})
+	}
+}
+
+// checkSums checks that the sums an unpack reported are those of the
+// regular files in dst, every one of them and nothing else.
+func checkSums(t *testing.T, dst string, sums map[string]filesums.Sum) {
+	t.Helper()
+	want := map[string]filesums.Sum{}
+	filepath.WalkDir(dst, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(dst, p)
+		want[filepath.ToSlash(rel)] = filesums.Sum{SHA256: sha256.Sum256(b), Size: int64(len(b))}
+		return nil
+	})
+	if !maps.Equal(sums, want) {
+		t.Errorf("reported sums %v; want those of the files in %s: %v", sums, dst, want)
 	}
 }

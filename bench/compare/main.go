@@ -3,6 +3,7 @@
 //
 //	go run ./bench/compare              # N=100 and N=500, a 200 MB skill
 //	go run ./bench/compare -n 100 -big-mb 0 -runs 3   # quicker
+//	go run ./bench/compare -cold                      # only the floor and cold installs
 //
 // It builds skillpm, the raw floor (bench/floor) and a hello-world
 // (bench/hello) with the same toolchain, starts the pinned distribution
@@ -58,6 +59,8 @@ func main() {
 	orasBin := flag.String("oras", "", "ORAS CLI binary (default: SKILLPM_ORAS_BIN or the scripts/test build)")
 	workDir := flag.String("dir", "", "`DIR` to work in (default: a new folder under the user cache folder)")
 	keep := flag.Bool("keep", false, "keep the work folder")
+	baseBin := flag.String("base", "", "with -cold, a second skillpm binary whose cold install is measured in the same rounds (before/after)")
+	coldOnly := flag.Bool("cold", false, "measure only the floor and the cold installs (no process start, oras or warm rows; the large skill only with an explicit -big-mb)")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("bench/compare: ")
@@ -119,12 +122,16 @@ func main() {
 	}
 	fmt.Println("wall and cpu (user+sys of the child) are medians of alternating rounds; ratios are of the medians")
 
-	b := &bench{skillpm: *skillpmBin, floor: floorBin, hello: helloBin, rusage: rusageBin, oras: *orasBin, host: host, work: work}
-	startupRows(b, *startRuns)
+	b := &bench{skillpm: *skillpmBin, floor: floorBin, hello: helloBin, rusage: rusageBin, oras: *orasBin, host: host, work: work, coldOnly: *coldOnly, base: *baseBin}
+	if !*coldOnly {
+		startupRows(b, *startRuns)
+	}
 	for _, n := range counts {
 		b.installRows(ctx, n, *size, *runs)
 	}
-	if *bigMB > 0 {
+	bigSet := false
+	flag.Visit(func(f *flag.Flag) { bigSet = bigSet || f.Name == "big-mb" })
+	if *bigMB > 0 && (!*coldOnly || bigSet) {
 		b.bigSkill(ctx, *bigMB)
 	}
 }
@@ -133,6 +140,8 @@ func main() {
 type bench struct {
 	skillpm, floor, hello, oras, rusage string
 	host, work                          string
+	coldOnly                            bool   // only the floor and the cold install
+	base                                string // with coldOnly, a skillpm to compare with
 }
 
 // startupRows measures process start: hello-world against skillpm
@@ -202,6 +211,25 @@ func (b *bench) installRows(ctx context.Context, n, size, rounds int) {
 			os.RemoveAll(filepath.Join(proj, ".agents"))
 			return b.exec(proj, env, b.skillpm, "install")
 		}},
+	}
+	if b.coldOnly {
+		if b.base != "" {
+			vs = append(vs, variant{name: "base skillpm install, cold, 2 targets", run: func() sample {
+				check(emptyHome(home))
+				os.RemoveAll(filepath.Join(proj, ".claude"))
+				os.RemoveAll(filepath.Join(proj, ".agents"))
+				return b.exec(proj, env, b.base, "install")
+			}})
+		}
+		res := alternate(vs, rounds)
+		fmt.Printf("\nN=%d skills, %.1f MB, cold rows only; %d rounds\n", n, float64(total)/1e6, rounds)
+		header("ratio")
+		row(res[0], res[0], "")
+		for _, r := range res[1:] {
+			row(r, res[0], "x floor (target <= 2x)")
+		}
+		os.RemoveAll(dir)
+		return
 	}
 	if b.oras != "" {
 		vs = append(vs, variant{name: "oras pull loop (a process per skill)", run: func() sample {
