@@ -3,6 +3,7 @@
 //
 //	go run ./bench/compare              # N=100 and N=500, a 200 MB skill
 //	go run ./bench/compare -n 100 -big-mb 0 -runs 3   # quicker
+//	go run ./bench/compare -only start,warm -n 100    # start-up and warm rows only
 //
 // It builds skillpm, the raw floor (bench/floor) and a hello-world
 // (bench/hello) with the same toolchain, starts the pinned distribution
@@ -58,6 +59,7 @@ func main() {
 	orasBin := flag.String("oras", "", "ORAS CLI binary (default: SKILLPM_ORAS_BIN or the scripts/test build)")
 	workDir := flag.String("dir", "", "`DIR` to work in (default: a new folder under the user cache folder)")
 	keep := flag.Bool("keep", false, "keep the work folder")
+	only := flag.String("only", "", "run only these rows, comma-separated: start (process start), warm (warm installs and --version; no cold installs, floor or oras)")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("bench/compare: ")
@@ -98,8 +100,10 @@ func main() {
 	}
 	bin := filepath.Join(work, "bin")
 	if *skillpmBin == "" {
+		// skillpm finds its sigstore helper beside itself.
 		*skillpmBin = filepath.Join(bin, "skillpm")
 		build("./cmd/skillpm", *skillpmBin)
+		build("./cmd/skillpm-sigstore", filepath.Join(bin, "skillpm-sigstore"))
 	}
 	floorBin, helloBin, rusageBin := filepath.Join(bin, "floor"), filepath.Join(bin, "hello"), filepath.Join(bin, "rusage")
 	build("./bench/floor", floorBin)
@@ -120,11 +124,26 @@ func main() {
 	fmt.Println("wall and cpu (user+sys of the child) are medians of alternating rounds; ratios are of the medians")
 
 	b := &bench{skillpm: *skillpmBin, floor: floorBin, hello: helloBin, rusage: rusageBin, oras: *orasBin, host: host, work: work}
-	startupRows(b, *startRuns)
-	for _, n := range counts {
-		b.installRows(ctx, n, *size, *runs)
+	rows := map[string]bool{}
+	for _, r := range strings.Split(*only, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			if r != "start" && r != "warm" {
+				log.Fatalf("-only: %q is neither start nor warm", r)
+			}
+			rows[r] = true
+		}
 	}
-	if *bigMB > 0 {
+	all := len(rows) == 0
+	b.warmOnly = !all
+	if all || rows["start"] {
+		startupRows(b, *startRuns)
+	}
+	for _, n := range counts {
+		if all || rows["warm"] {
+			b.installRows(ctx, n, *size, *runs)
+		}
+	}
+	if *bigMB > 0 && all {
 		b.bigSkill(ctx, *bigMB)
 	}
 }
@@ -133,6 +152,7 @@ func main() {
 type bench struct {
 	skillpm, floor, hello, oras, rusage string
 	host, work                          string
+	warmOnly                            bool // installRows measures the warm rows only (-only warm)
 }
 
 // startupRows measures process start: hello-world against skillpm
@@ -191,6 +211,11 @@ func (b *bench) installRows(ctx context.Context, n, size, rounds int) {
 		log.Fatalf("skillpm install of %d skills: %v\n%s", n, s.err, s.out)
 	}
 	out := filepath.Join(dir, "out")
+	if b.warmOnly {
+		b.warmRows(proj, env, n, total, rounds)
+		os.RemoveAll(dir)
+		return
+	}
 	vs := []variant{
 		{name: "raw floor (8 connections, each blob once)", run: func() sample {
 			os.RemoveAll(out)
@@ -245,6 +270,22 @@ func (b *bench) installRows(ctx context.Context, n, size, rounds int) {
 	}
 	// Leave the disk as it was for the next N.
 	os.RemoveAll(dir)
+}
+
+// warmRows measures only the warm installs of the project proj against
+// --version (-only warm).
+func (b *bench) warmRows(proj string, env []string, n int, total int64, rounds int) {
+	vs := []variant{
+		{name: "skillpm install, warm no-op", run: func() sample { return b.exec(proj, env, b.skillpm, "install") }},
+		{name: "skillpm install --frozen, warm", run: func() sample { return b.exec(proj, env, b.skillpm, "install", "--frozen") }},
+		{name: "skillpm --version", run: func() sample { return b.exec(proj, env, b.skillpm, "--version") }},
+	}
+	res := alternate(vs, rounds)
+	fmt.Printf("\nN=%d skills, %.1f MB, warm only; %d rounds\n", n, float64(total)/1e6, rounds)
+	header("ratio")
+	row(res[0], res[2], "x --version (target <= 1.3x)")
+	row(res[1], res[2], "x --version (target <= 1.3x)")
+	row(res[2], res[2], "")
 }
 
 // bigSkill measures a cold install of one skill with a large asset.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/skillpm/skillpm/internal/sigproto"
 	"io"
 	"strings"
 
@@ -42,6 +43,7 @@ const (
 	exitToolFailed  = 12  // a tool or script failed, timed out or was not allowed
 	exitAudit       = 13  // audit findings at or above the threshold (audit --fail-on; publish: critical)
 	exitUninstalled = 14  // verify: a locked skill is not installed in a target folder
+	exitNoHelper    = 15  // the skillpm-sigstore helper program (signing, signature checks) is not installed
 	exitInterrupted = 130 // interrupted (Ctrl-C)
 )
 
@@ -64,6 +66,8 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.Is(err, sigproto.ErrHelperMissing):
+		return exitNoHelper
 	case errors.As(err, &se):
 		return se.code
 	case errors.As(err, &ue), errors.As(err, &use):
