@@ -26,6 +26,18 @@ type Tree struct {
 // StatTree fingerprints dir without reading file contents.
 func StatTree(dir string) (string, error) {
 	h := sha256.New()
+	if entries, ok := statTreeFast(dir); ok {
+		for _, e := range entries {
+			fmt.Fprintf(h, "%s\x00%o\x00%d\x00%d\n", e.rel, e.mode, e.size, e.mtime)
+		}
+		return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	}
+	return statTreeWalk(dir)
+}
+
+// statTreeWalk is StatTree the portable way (filepath.Walk).
+func statTreeWalk(dir string) (string, error) {
+	h := sha256.New()
 	err := walkSorted(dir, func(rel string, fi fs.FileInfo) error {
 		fmt.Fprintf(h, "%s\x00%o\x00%d\x00%d\n", rel, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
 		return nil
@@ -34,6 +46,14 @@ func StatTree(dir string) (string, error) {
 		return "", err
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// statEntry is one entry of a tree as StatTree fingerprints it.
+type statEntry struct {
+	rel   string
+	mode  fs.FileMode
+	size  int64
+	mtime int64
 }
 
 // HashTree reads dir fully and returns its digest, fingerprint and files.
