@@ -32,6 +32,10 @@ type Options struct {
 	IndexPath string
 	// Index tunes the index lookup (lock timeout, parse workers).
 	Index index.Options
+	// Discovered, when non-nil, is what install.Discover returned for
+	// Dirs(Project, Home): Build then does not read those folders again
+	// ('skillpm list' has discovered them already).
+	Discovered []install.Entry
 }
 
 // Skill is one effective skill.
@@ -125,7 +129,10 @@ type Catalog struct {
 // Build discovers the skills of opts' discovery folders, keeps the
 // effective ones, and reads their metadata through the index.
 func Build(ctx context.Context, opts Options) (*Catalog, error) {
-	entries := install.Discover(uniqueDirs(install.SearchDirs(opts.Project, opts.Home)))
+	entries := opts.Discovered
+	if entries == nil {
+		entries = install.Discover(Dirs(opts.Project, opts.Home))
+	}
 	var eff []install.Entry // precedence (load) order
 	for _, e := range entries {
 		if e.Effective {
@@ -172,6 +179,12 @@ func Build(ctx context.Context, opts Options) (*Catalog, error) {
 	}
 	c.setSkills(loaded)
 	return c, nil
+}
+
+// Dirs are the discovery folders Build searches: install.SearchDirs
+// without repeats (uniqueDirs).
+func Dirs(project, home string) []install.Dir {
+	return uniqueDirs(install.SearchDirs(project, home))
 }
 
 // uniqueDirs drops all but the last of discovery folders that are the same

@@ -15,12 +15,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillpm/skillpm/internal/lazyre"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sandbox"
 	"github.com/skillpm/skillpm/skill"
@@ -231,7 +231,7 @@ func readBounded(path string) ([]byte, error) {
 	return data, nil
 }
 
-var unknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S+$`)
+var unknownField = lazyre.New(`^line (\d+): field (\S+) not found in type \S+$`)
 
 // describeYAMLError turns yaml.v3's messages into the words a user needs:
 // "line 3: unknown key "veted"" rather than a Go type name.
@@ -242,7 +242,7 @@ func describeYAMLError(err error) string {
 	}
 	msgs := make([]string, 0, len(te.Errors))
 	for _, m := range te.Errors {
-		if g := unknownField.FindStringSubmatch(m); g != nil {
+		if g := unknownField().FindStringSubmatch(m); g != nil {
 			m = fmt.Sprintf("line %s: unknown key %q", g[1], g[2])
 		}
 		msgs = append(msgs, m)

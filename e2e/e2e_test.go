@@ -34,10 +34,11 @@ func testMain(m *testing.M) int {
 	return m.Run()
 }
 
-// buildSkillpm builds ./cmd/skillpm into dir, so that scripts run the real
-// binary exactly as users do.
+// buildSkillpm builds ./cmd/skillpm and its sigstore helper,
+// ./cmd/skillpm-sigstore, into dir, so that scripts run the real
+// programs exactly as users do (skillpm finds the helper beside itself).
 func buildSkillpm(dir string) error {
-	args := []string{"build", "-o", filepath.Join(dir, "skillpm"+exeSuffix())}
+	args := []string{"build", "-o", dir + string(filepath.Separator)}
 	if os.Getenv("SKILLPM_E2E_RACE") != "" {
 		// CI runs the suite once more with a race-detecting binary:
 		// install, pull and the MCP server are concurrent.
@@ -48,7 +49,7 @@ func buildSkillpm(dir string) error {
 		// data too (testscript passes GOCOVERDIR on to scripts).
 		args = append(args, "-cover", "-coverpkg=github.com/skillpm/skillpm/...")
 	}
-	args = append(args, "github.com/skillpm/skillpm/cmd/skillpm")
+	args = append(args, "github.com/skillpm/skillpm/cmd/skillpm", "github.com/skillpm/skillpm/cmd/skillpm-sigstore")
 	cmd := exec.Command("go", args...)
 	cmd.Dir = ".."
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr

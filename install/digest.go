@@ -28,6 +28,18 @@ type Tree struct {
 // StatTree fingerprints dir without reading file contents.
 func StatTree(dir string) (string, error) {
 	h := sha256.New()
+	if entries, ok := statTreeFast(dir); ok {
+		for _, e := range entries {
+			e.write(h)
+		}
+		return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	}
+	return statTreeWalk(dir)
+}
+
+// statTreeWalk is StatTree the portable way (filepath.Walk).
+func statTreeWalk(dir string) (string, error) {
+	h := sha256.New()
 	err := walkSorted(dir, func(rel string, fi fs.FileInfo) error {
 		writeStat(h, rel, fi)
 		return nil
@@ -40,7 +52,20 @@ func StatTree(dir string) (string, error) {
 
 // writeStat adds one entry to a stat fingerprint.
 func writeStat(w io.Writer, rel string, fi fs.FileInfo) {
-	fmt.Fprintf(w, "%s\x00%o\x00%d\x00%d\n", rel, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+	statEntry{rel, fi.Mode(), fi.Size(), fi.ModTime().UnixNano()}.write(w)
+}
+
+// statEntry is one entry of a tree as StatTree fingerprints it.
+type statEntry struct {
+	rel   string
+	mode  fs.FileMode
+	size  int64
+	mtime int64
+}
+
+// write adds the entry to a stat fingerprint.
+func (e statEntry) write(w io.Writer) {
+	fmt.Fprintf(w, "%s\x00%o\x00%d\x00%d\n", e.rel, e.mode, e.size, e.mtime)
 }
 
 // HashTree reads dir fully and returns its digest, fingerprint and files.

@@ -108,8 +108,12 @@ func Discover(dirs []Dir) []Entry {
 				continue
 			}
 			p := filepath.Join(d.Path, name)
-			if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
-				continue
+			// A directory's entry type says so without a stat; a symlink
+			// (or a file system that does not report types) is followed.
+			if !e.IsDir() {
+				if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+					continue
+				}
 			}
 			if fi, err := os.Stat(filepath.Join(p, "SKILL.md")); err != nil || !fi.Mode().IsRegular() {
 				continue

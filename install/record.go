@@ -10,10 +10,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/skillpm/skillpm/internal/atomicfile"
+	"github.com/skillpm/skillpm/internal/lazyre"
 	"github.com/skillpm/skillpm/skill"
 )
 
@@ -147,7 +147,7 @@ func readRecord(root *os.Root, target string) (*Record, error) {
 	return &r, nil
 }
 
-var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var digestRE = lazyre.New(`^sha256:[0-9a-f]{64}$`)
 
 const maxField = 4096
 
@@ -156,7 +156,7 @@ const maxField = 4096
 // inside the skill folder. outer allows a Pending entry.
 func (s *RecordSkill) validate(outer bool) error {
 	for _, d := range []struct{ name, v string }{{"manifest", s.Manifest}, {"tree", s.Tree}, {"stat", s.Stat}} {
-		if d.v != "" && !digestRE.MatchString(d.v) {
+		if d.v != "" && !digestRE().MatchString(d.v) {
 			return fmt.Errorf("%s %q is not a sha256 digest", d.name, clip(d.v))
 		}
 	}

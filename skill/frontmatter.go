@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/skillpm/skillpm/internal/lazyre"
 	"gopkg.in/yaml.v3"
 )
 
@@ -139,7 +139,7 @@ func firstInvalidUTF8Line(data []byte) int {
 	return line
 }
 
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+var yamlLineRE = lazyre.New(`line (\d+)`)
 
 // decodeDocument parses the frontmatter YAML into a positioned mapping.
 func decodeDocument(path string, fm []byte, maxNodes int) (*document, error) {
@@ -148,10 +148,10 @@ func decodeDocument(path string, fm []byte, maxNodes int) (*document, error) {
 	if err := yaml.Unmarshal(fm, &n); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		line := 1
-		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
 			l, _ := strconv.Atoi(m[1])
 			line = l + d.offset
-			msg = yamlLineRE.ReplaceAllString(msg, "line "+strconv.Itoa(line))
+			msg = yamlLineRE().ReplaceAllString(msg, "line "+strconv.Itoa(line))
 		}
 		return nil, &Error{Path: path, Line: line, Rule: "yaml-syntax", Msg: "invalid YAML frontmatter: " + msg, Fix: "quote values that contain ': ' or start with special characters", Err: err}
 	}
@@ -301,7 +301,7 @@ func (s *Skill) decodeInto(key string, v *yaml.Node, out any) {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		if te, ok := err.(*yaml.TypeError); ok && len(te.Errors) > 0 {
 			msg = strings.TrimPrefix(te.Errors[0], "yaml: ")
-			msg = yamlLineRE.ReplaceAllStringFunc(msg, func(m string) string {
+			msg = yamlLineRE().ReplaceAllStringFunc(msg, func(m string) string {
 				l, _ := strconv.Atoi(strings.TrimPrefix(m, "line "))
 				return "line " + strconv.Itoa(l+s.fm.offset)
 			})

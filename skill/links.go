@@ -4,15 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
+
+	"github.com/skillpm/skillpm/internal/lazyre"
 )
 
 var (
-	inlineLinkRE = regexp.MustCompile(`!?\[[^\]]*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+["'(][^)]*)?\)`)
-	refLinkRE    = regexp.MustCompile(`^\s{0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)`)
-	codeSpanRE   = regexp.MustCompile("`+[^`]*`+")
-	schemeRE     = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+	inlineLinkRE = lazyre.New(`!?\[[^\]]*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+["'(][^)]*)?\)`)
+	refLinkRE    = lazyre.New(`^\s{0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)`)
+	codeSpanRE   = lazyre.New("`+[^`]*`+")
+	schemeRE     = lazyre.New(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 )
 
 // Link is a relative link found in a skill's body.
@@ -39,17 +40,17 @@ func (s *Skill) Links() []Link {
 			fence = t[:3]
 			continue
 		}
-		l = codeSpanRE.ReplaceAllString(l, "")
+		l = codeSpanRE().ReplaceAllString(l, "")
 		var targets []string
-		for _, m := range inlineLinkRE.FindAllStringSubmatch(l, -1) {
+		for _, m := range inlineLinkRE().FindAllStringSubmatch(l, -1) {
 			targets = append(targets, m[1])
 		}
-		if m := refLinkRE.FindStringSubmatch(l); m != nil {
+		if m := refLinkRE().FindStringSubmatch(l); m != nil {
 			targets = append(targets, m[1])
 		}
 		for _, target := range targets {
 			target = strings.TrimSuffix(strings.TrimPrefix(target, "<"), ">")
-			if target == "" || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "//") || schemeRE.MatchString(target) {
+			if target == "" || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "//") || schemeRE().MatchString(target) {
 				continue
 			}
 			p := target

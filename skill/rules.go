@@ -3,11 +3,11 @@ package skill
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/internal/lazyre"
 	"gopkg.in/yaml.v3"
 )
 
@@ -82,8 +82,8 @@ var ruleByID = func() map[string]Rule {
 }()
 
 var (
-	xmlTagRE      = regexp.MustCompile(`</?[A-Za-z][A-Za-z0-9_:.-]*(\s[^<>]*)?/?>`)
-	nameCharsRE   = regexp.MustCompile(`^[a-z0-9-]+$`)
+	xmlTagRE      = lazyre.New(`</?[A-Za-z][A-Za-z0-9_:.-]*(\s[^<>]*)?/?>`)
+	nameCharsRE   = lazyre.New(`^[a-z0-9-]+$`)
 	agentSkillsFM = map[string]bool{"name": true, "description": true, "license": true, "compatibility": true, "metadata": true, "allowed-tools": true}
 	universalFM   = map[string]bool{"spec_version": true, "version": true, "tags": true, "when_to_use": true, "permissions": true, "safety": true, "secrets": true, "tools": true, "host_overrides": true, "evaluation": true, "provenance": true, "depends_on": true, "extensions": true}
 )
@@ -168,7 +168,7 @@ func (c *checker) checkDescription() {
 	if n := len([]rune(desc)); n > 1024 {
 		c.skillMD("description-length", line, fmt.Sprintf("description is %d characters, over 1024", n), "shorten the description; move detail into the body")
 	}
-	if m := xmlTagRE.FindString(desc); m != "" {
+	if m := xmlTagRE().FindString(desc); m != "" {
 		c.skillMD("description-xml", line, fmt.Sprintf("description contains the XML tag %s", m), "remove angle-bracket tags from the description")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/template"
 )
 
@@ -74,16 +75,16 @@ func Scaffold(dir string, opts ScaffoldOptions) ([]string, error) {
 		data.Entrypoint = "scripts/" + strings.ReplaceAll(opts.Tool, "-", "_") + ext
 		add(data.Entrypoint, render(tmpl, data))
 		if format == FormatSkillTools {
-			add(FileName, render(skillToolsSkillTmpl, data))
-			add(ToolsFileName, render(toolsJSONTmpl, data))
+			add(FileName, render(skillToolsSkillTmpl(), data))
+			add(ToolsFileName, render(toolsJSONTmpl(), data))
 		} else {
-			add(FileName, render(universalSkillTmpl, data))
+			add(FileName, render(universalSkillTmpl(), data))
 		}
 	} else {
 		if opts.Format != "" && opts.Format != FormatUniversal && opts.Format != FormatSkillTools {
 			return nil, fmt.Errorf("init: unknown format %q (want %s or %s)", opts.Format, FormatUniversal, FormatSkillTools)
 		}
-		add(FileName, render(plainSkillTmpl, data))
+		add(FileName, render(plainSkillTmpl(), data))
 	}
 	if !opts.Force {
 		var exist []string
@@ -192,8 +193,8 @@ func yamlQuote(s string) string {
 // its naming rule (lowercase, digits, hyphens) allows it, else Skill Tools
 // (lowercase, digits, underscores).
 func toolFormat(name string, asked ToolFormat) (ToolFormat, error) {
-	universal := len(name) <= 64 && universalToolRE.MatchString(name)
-	skillTools := skillToolNameRE.MatchString(name)
+	universal := len(name) <= 64 && universalToolRE().MatchString(name)
+	skillTools := skillToolNameRE().MatchString(name)
 	switch asked {
 	case "":
 		if universal {
@@ -221,21 +222,21 @@ func toolFormat(name string, asked ToolFormat) (ToolFormat, error) {
 func handlerTemplate(runtime string, format ToolFormat) (string, *template.Template, bool) {
 	switch runtime {
 	case "python":
-		return ".py", pythonHandlerTmpl, true
+		return ".py", pythonHandlerTmpl(), true
 	case "node":
 		if format == FormatSkillTools {
 			// The Skill Tools spec's reference convention: a .js ESM
 			// module with a default export.
-			return ".js", nodeHandlerTmpl, true
+			return ".js", nodeHandlerTmpl(), true
 		}
-		return ".mjs", nodeHandlerTmpl, true
+		return ".mjs", nodeHandlerTmpl(), true
 	case "bash":
-		return ".sh", bashHandlerTmpl, true
+		return ".sh", bashHandlerTmpl(), true
 	}
 	return "", nil, false
 }
 
-var plainSkillTmpl = template.Must(template.New("SKILL.md").Parse(`---
+var plainSkillTmpl = tmpl("SKILL.md", `---
 name: {{.Name}}
 description: {{.Description}}
 version: {{.Version}}
@@ -252,9 +253,9 @@ Describe the tasks and phrases that should make an agent load this skill.
 1. Step-by-step instructions for the agent.
 2. Example inputs and outputs.
 3. Edge cases and how to handle errors.
-`))
+`)
 
-var universalSkillTmpl = template.Must(template.New("SKILL.md").Parse(`---
+var universalSkillTmpl = tmpl("SKILL.md", `---
 spec_version: "2.1"
 name: {{.Name}}
 description: {{.Description}}
@@ -307,11 +308,11 @@ Describe the tasks and phrases that should make an agent load this skill.
 
 ## Tools
 
-- ` + "`{{.Tool}}`" + `: takes ` + "`text`" + ` and returns ` + "`{\"result\": ...}`" + `. Run it with
-  ` + "`skillpm run {{.Tool}} text=hello`" + `.
-`))
+- `+"`{{.Tool}}`"+`: takes `+"`text`"+` and returns `+"`{\"result\": ...}`"+`. Run it with
+  `+"`skillpm run {{.Tool}} text=hello`"+`.
+`)
 
-var skillToolsSkillTmpl = template.Must(template.New("SKILL.md").Parse(`---
+var skillToolsSkillTmpl = tmpl("SKILL.md", `---
 name: {{.Name}}
 description: {{.Description}}
 version: {{.Version}}
@@ -325,11 +326,11 @@ Describe the tasks and phrases that should make an agent load this skill.
 
 ## Tools
 
-- ` + "`{{.Tool}}`" + ` (declared in tools.json): takes ` + "`text`" + ` and returns
-  ` + "`{\"result\": ...}`" + `. Run it with ` + "`skillpm run {{.Tool}} text=hello`" + `.
-`))
+- `+"`{{.Tool}}`"+` (declared in tools.json): takes `+"`text`"+` and returns
+  `+"`{\"result\": ...}`"+`. Run it with `+"`skillpm run {{.Tool}} text=hello`"+`.
+`)
 
-var toolsJSONTmpl = template.Must(template.New("tools.json").Parse(`[
+var toolsJSONTmpl = tmpl("tools.json", `[
   {
     "name": "{{.Tool}}",
     "description": "Echo the given text back. Replace with what the tool really does.",
@@ -342,9 +343,9 @@ var toolsJSONTmpl = template.Must(template.New("tools.json").Parse(`[
     }
   }
 ]
-`))
+`)
 
-var pythonHandlerTmpl = template.Must(template.New("py").Parse(`"""Handler for the {{.Tool}} tool of the {{.Name}} skill.
+var pythonHandlerTmpl = tmpl("py", `"""Handler for the {{.Tool}} tool of the {{.Name}} skill.
 
 skillpm (and other Skill Tools runtimes) call handler(args) with the tool's
 arguments plus __workDir, the agent's working directory.
@@ -362,9 +363,9 @@ def handler(args):
 if __name__ == "__main__":
     args = json.loads(sys.argv[1]) if len(sys.argv) > 1 else json.load(sys.stdin)
     print(json.dumps(handler(args)))
-`))
+`)
 
-var nodeHandlerTmpl = template.Must(template.New("mjs").Parse(`// Handler for the {{.Tool}} tool of the {{.Name}} skill.
+var nodeHandlerTmpl = tmpl("mjs", `// Handler for the {{.Tool}} tool of the {{.Name}} skill.
 //
 // skillpm (and other Skill Tools runtimes) import this module and call its
 // default export with the tool's arguments plus __workDir.
@@ -372,9 +373,9 @@ export default async function handler(args) {
   const { __workDir: workDir, text = "" } = args;
   return { result: text };
 }
-`))
+`)
 
-var bashHandlerTmpl = template.Must(template.New("sh").Parse(`#!/usr/bin/env bash
+var bashHandlerTmpl = tmpl("sh", `#!/usr/bin/env bash
 # Handler for the {{.Tool}} tool of the {{.Name}} skill.
 #
 # The tool's arguments arrive as one JSON object on stdin (with __workDir);
@@ -382,4 +383,11 @@ var bashHandlerTmpl = template.Must(template.New("sh").Parse(`#!/usr/bin/env bas
 set -euo pipefail
 args=$(cat)
 printf '{"result": "received %d bytes of input"}\n' "${#args}"
-`))
+`)
+
+// tmpl parses text as the template name when first used: scaffolding is
+// rare, and a template parsed at package initialisation would cost every
+// command's start.
+func tmpl(name, text string) func() *template.Template {
+	return sync.OnceValue(func() *template.Template { return template.Must(template.New(name).Parse(text)) })
+}

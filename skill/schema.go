@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/skillpm/skillpm/internal/selfschema"
 	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
@@ -38,7 +39,7 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	return selfschema.Compile("skillpm:///tool-schema.json", raw, selfschema.Options{DefaultDraft: jsonschema.Draft2020})
 }
 
-var printer = message.NewPrinter(language.English)
+var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // schemaProblem is one leaf validation failure.
 type schemaProblem struct {
@@ -62,11 +63,11 @@ func schemaProblems(err error) []schemaProblem {
 			if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok && len(ap.Properties) > 0 {
 				for _, name := range ap.Properties {
 					one := &kind.AdditionalProperties{Properties: []string{name}}
-					out = append(out, schemaProblem{path: append(append([]string{}, e.InstanceLocation...), name), msg: one.LocalizedString(printer)})
+					out = append(out, schemaProblem{path: append(append([]string{}, e.InstanceLocation...), name), msg: one.LocalizedString(printer())})
 				}
 				return
 			}
-			out = append(out, schemaProblem{path: e.InstanceLocation, msg: e.ErrorKind.LocalizedString(printer)})
+			out = append(out, schemaProblem{path: e.InstanceLocation, msg: e.ErrorKind.LocalizedString(printer())})
 			return
 		}
 		for _, c := range e.Causes {

@@ -3,9 +3,10 @@ package skill
 import (
 	"cmp"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/skillpm/skillpm/internal/lazyre"
 )
 
 // DefaultThreshold is the Universal spec's default selection threshold
@@ -187,12 +188,12 @@ func containsWord(text, phrase string, plural bool) bool {
 	}
 }
 
-var fileWordRE = regexp.MustCompile(`[^\s"'<>()\[\]{},;]+`)
+var fileWordRE = lazyre.New(`[^\s"'<>()\[\]{},;]+`)
 
 // textWords are the whitespace-separated words of text, trimmed of
 // sentence punctuation, for file type matches.
 func textWords(text string) []string {
-	ws := fileWordRE.FindAllString(text, -1)
+	ws := fileWordRE().FindAllString(text, -1)
 	for i, w := range ws {
 		ws[i] = strings.TrimRight(w, ".:!?")
 	}

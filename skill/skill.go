@@ -16,8 +16,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/skillpm/skillpm/internal/lazyre"
 )
 
 // FileName is the name of the required manifest at a skill's root.
@@ -309,12 +310,12 @@ func readSkillFile(path string, max int64) ([]byte, error) {
 	return data, nil
 }
 
-var nameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var nameRE = lazyre.New(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // ValidName reports whether name is a valid skill name: 1–64 characters of
 // lowercase letters, digits and single inner hyphens.
 func ValidName(name string) bool {
-	return len(name) >= 1 && len(name) <= 64 && nameRE.MatchString(name)
+	return len(name) >= 1 && len(name) <= 64 && nameRE().MatchString(name)
 }
 
 // NormalizeRelPath cleans a path written inside a skill (a script, a link)

@@ -8,16 +8,16 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/skillpm/skillpm/internal/lazyre"
 	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 )
 
 var (
-	skillToolNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-	universalToolRE = regexp.MustCompile(`^[a-z0-9-]+$`)
+	skillToolNameRE = lazyre.New(`^[a-z][a-z0-9_]*$`)
+	universalToolRE = lazyre.New(`^[a-z0-9-]+$`)
 	runtimeExts     = map[string][]string{"python": {".py"}, "node": {".js", ".mjs"}, "bash": {".sh"}}
 	paramTypes      = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "object": true, "array": true}
 )
@@ -74,16 +74,16 @@ func (c *checker) checkTools() {
 
 func (c *checker) checkToolName(t Tool, file string, line int) {
 	if t.Format == FormatSkillTools {
-		if !skillToolNameRE.MatchString(t.Name) {
+		if !skillToolNameRE().MatchString(t.Name) {
 			fix := strings.ReplaceAll(suggestName(t.Name), "-", "_")
-			if !skillToolNameRE.MatchString(fix) { // starts with a digit
+			if !skillToolNameRE().MatchString(fix) { // starts with a digit
 				fix = "tool_" + fix
 			}
 			c.add("tool-name-format", file, line, fmt.Sprintf("tool name %q must match ^[a-z][a-z0-9_]*$ (Skill Tools)", t.Name), fmt.Sprintf("rename it to %q", fix))
 		}
 		return
 	}
-	if len(t.Name) > 64 || !universalToolRE.MatchString(t.Name) {
+	if len(t.Name) > 64 || !universalToolRE().MatchString(t.Name) {
 		c.add("tool-name-format", file, line, fmt.Sprintf("tool name %q must be 1-64 characters matching ^[a-z0-9-]+$ (Universal)", t.Name), fmt.Sprintf("rename it to %q", suggestName(t.Name)))
 	}
 }

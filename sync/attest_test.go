@@ -16,6 +16,8 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	sgsign "github.com/sigstore/sigstore-go/pkg/sign"
 
+	"github.com/skillpm/skillpm/internal/sigproto"
+	"github.com/skillpm/skillpm/internal/sigstorego"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/verify"
 )
@@ -32,7 +34,7 @@ func vettedVerifier(t *testing.T, dir string) *verify.Verifier {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := verify.NewVerifier(pol, verify.Options{})
+	v, err := verify.NewVerifier(pol, verify.Options{Sigstore: local})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,14 +60,14 @@ func TestAttestLayoutMirror(t *testing.T) {
 	d := publish(t, c, up, "pdf", "1.0.0", "license: MIT\n", false)
 	org := writeKey(t, keys, "vetting")
 	cfg := &Config{From: "oci:" + up, To: "oci:" + mirror}
-	rep, err := Run(bg, Options{Config: cfg, Client: c, Attester: org})
+	rep, err := Run(bg, Options{Config: cfg, Client: c, Attester: org, Sigstore: local})
 	if err != nil || rep.Attested != 1 {
 		t.Fatalf("run: %v, attested %d", err, rep.Attested)
 	}
 	if err := clientCheck(t, c, vettedVerifier(t, keys), mirror, "pdf", d); err != nil {
 		t.Errorf("client on the layout mirror after an attesting run: %v; want vetted", err)
 	}
-	rep, _ = Run(bg, Options{Config: cfg, Client: c, Attester: org})
+	rep, _ = Run(bg, Options{Config: cfg, Client: c, Attester: org, Sigstore: local})
 	if it := rep.Items[0]; it.Action != ActionSkipped || rep.Uploaded.Manifests != 0 {
 		t.Errorf("second run: %s %q, %d manifests uploaded; want skipped, none", it.Action, it.Reason, rep.Uploaded.Manifests)
 	}
@@ -117,7 +119,7 @@ func TestAttestIgnoresForgedAndUpstreamClaims(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep, _ := Run(bg, Options{Config: &Config{From: "oci:" + up, To: "oci:" + mirrors[0]}, Client: c, Attester: org})
+	rep, _ := Run(bg, Options{Config: &Config{From: "oci:" + up, To: "oci:" + mirrors[0]}, Client: c, Attester: org, Sigstore: local})
 	if it := rep.Items[0]; !it.Attested {
 		t.Errorf("with the org's key: %s %q; want the org's attestation added", it.Action, it.Reason)
 	}
@@ -144,11 +146,11 @@ func TestAttestSigningFails(t *testing.T) {
 	c := registry.NewClient(registry.Options{})
 	up, mirror := t.TempDir(), t.TempDir()
 	publish(t, c, up, "pdf", "1.0.0", "license: MIT\n", false)
-	s, err := verify.NewSigner(verify.SignerOptions{CertificateProvider: failingCA{}})
+	s, err := verify.NewSigner(verify.SignerOptions{Keyless: &sigproto.Keyless{}, Sigstore: &sigstorego.Local{CertificateProvider: failingCA{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(bg, Options{Config: &Config{From: "oci:" + up, To: "oci:" + mirror}, Client: c, Attester: s})
+	rep, err := Run(bg, Options{Config: &Config{From: "oci:" + up, To: "oci:" + mirror}, Client: c, Attester: s, Sigstore: local})
 	if err == nil {
 		t.Error("Run with a failing signer: no error")
 	}

@@ -66,7 +66,7 @@ func TestRunAudit(t *testing.T) {
 	if err := cfg.compile(); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(bg, Options{Config: cfg, Client: c, Attester: org})
+	rep, err := Run(bg, Options{Config: cfg, Client: c, Attester: org, Sigstore: local})
 	if !errors.Is(err, ErrRejected) {
 		t.Fatalf("run: %v; want ErrRejected", err)
 	}
@@ -99,7 +99,7 @@ func TestRunAudit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := verify.NewVerifier(pol, verify.Options{})
+	v, err := verify.NewVerifier(pol, verify.Options{Sigstore: local})
 	if err != nil {
 		t.Fatal(err)
 	}

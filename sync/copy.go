@@ -13,6 +13,7 @@ import (
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 
+	"github.com/skillpm/skillpm/internal/sigproto"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/verify"
 )
@@ -148,7 +149,7 @@ func (r *runner) copyOptions() oras.CopyGraphOptions {
 // again and a forged claim counts for nothing. With pub nil (keyless:
 // the identity a certificate will carry is not known before signing)
 // any vetted attestation the mirror attached counts.
-func hasVetted(ctx context.Context, dst registry.Target, desc ocispec.Descriptor, have, upstream []ocispec.Descriptor, pub crypto.PublicKey) (bool, error) {
+func hasVetted(ctx context.Context, sg sigproto.Backend, dst registry.Target, desc ocispec.Descriptor, have, upstream []ocispec.Descriptor, pub crypto.PublicKey) (bool, error) {
 	copied := map[string]bool{}
 	for _, u := range upstream {
 		copied[u.Digest.String()] = true
@@ -176,7 +177,7 @@ func hasVetted(ctx context.Context, dst registry.Target, desc ocispec.Descriptor
 			if err != nil {
 				return false, fmt.Errorf("read referrer %s on the mirror: %w", h.Digest, registry.Classify(err))
 			}
-			if verify.SignedWith(pub, blob, desc.Digest, verify.PredicateVetted) {
+			if verify.SignedWith(ctx, sg, pub, blob, desc.Digest, verify.PredicateVetted) {
 				return true, nil
 			}
 		}

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 
+	"github.com/skillpm/skillpm/internal/sigproto"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/verify"
@@ -62,6 +63,10 @@ type Options struct {
 	// registry prefix Config.From: a git repository or a well-known
 	// origin (see ParseUpstream).
 	Upstream Upstream
+	// Sigstore checks the mirror's vetted attestations against
+	// AttestKey (sigproto.Helper in skillpm); nil counts none as
+	// signed with it.
+	Sigstore sigproto.Backend
 	// Retries is how many more times a copy that failed on the network
 	// (a reset upload, a registry error after the transport's own
 	// retries) is attempted; what was copied is kept. If less than 0,
@@ -359,7 +364,7 @@ func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *d
 	lacking := missing(have, refs)
 	unattested := false
 	if r.attesting() {
-		has, err := hasVetted(ctx, dst, desc, have, refs, r.attestKey())
+		has, err := hasVetted(ctx, r.opts.Sigstore, dst, desc, have, refs, r.attestKey())
 		if err != nil {
 			return failed(err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/skillpm/skillpm/internal/sigproto"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/verify"
 )
@@ -20,8 +21,9 @@ type TrustVerifier struct {
 }
 
 // NewTrustVerifier builds the verifier for sp once: its trust policy
-// file, or a policy that trusts sp.Keys for every repository.
-func NewTrustVerifier(client *registry.Client, sp *SignaturePolicy) (*TrustVerifier, error) {
+// file, or a policy that trusts sp.Keys for every repository. sg checks
+// the signatures (sigproto.Helper in skillpm).
+func NewTrustVerifier(client *registry.Client, sp *SignaturePolicy, sg sigproto.Backend) (*TrustVerifier, error) {
 	var (
 		p   *verify.Policy
 		err error
@@ -39,7 +41,7 @@ func NewTrustVerifier(client *registry.Client, sp *SignaturePolicy) (*TrustVerif
 	if err != nil {
 		return nil, fmt.Errorf("%w: policy.signature: %v", ErrConfig, err)
 	}
-	v, err := verify.NewVerifier(p, verify.Options{})
+	v, err := verify.NewVerifier(p, verify.Options{Sigstore: sg})
 	if err != nil {
 		return nil, fmt.Errorf("%w: policy.signature: %v", ErrConfig, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillpm/skillpm/internal/sigstorego"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/verify"
 )
@@ -26,7 +27,7 @@ func writeKey(t *testing.T, dir, name string) *verify.Signer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := verify.NewSigner(verify.SignerOptions{Keypair: kp})
+	s, err := verify.NewSigner(verify.SignerOptions{Keypair: kp, Sigstore: local})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestTrustVerifier(t *testing.T) {
 		{"other.pub", ActionRejected, ""},
 	} {
 		sp := &SignaturePolicy{Keys: []string{filepath.Join(keys, tc.key)}}
-		v, err := NewTrustVerifier(c, sp)
+		v, err := NewTrustVerifier(c, sp, local)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,3 +75,6 @@ func TestTrustVerifier(t *testing.T) {
 		}
 	}
 }
+
+// local does the sigstore cryptography in process.
+var local = &sigstorego.Local{}

@@ -2,11 +2,12 @@ package toolrun
 
 import (
 	"fmt"
-	"regexp"
 	"runtime"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/skillpm/skillpm/internal/lazyre"
 )
 
 // baseEnv lists the host variables every child gets, if they are set.
@@ -23,12 +24,12 @@ var baseEnv = []string{
 // asking. In YAML it is a mapping of skill names to lists of names.
 type Grants map[string][]string
 
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envNameRE = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // ValidEnvName reports whether name can be an environment variable that
 // a grant names: letters, digits and underscores, not starting with a
 // digit.
-func ValidEnvName(name string) bool { return envNameRE.MatchString(name) }
+func ValidEnvName(name string) bool { return envNameRE().MatchString(name) }
 
 // Validate checks every variable name; skill names are checked by whoever
 // knows the skill name rules.

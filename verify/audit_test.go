@@ -99,7 +99,7 @@ func TestAuditThresholdLayers(t *testing.T) {
 				{Name: "user", Policy: readLayer(t, dir, "user", floor)},
 				{Name: "project", Policy: readLayer(t, dir, "project", tc.project)},
 			}
-			v, err := NewLayeredVerifier(layers, Options{})
+			v, err := NewLayeredVerifier(layers, Options{Sigstore: local})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,7 +129,7 @@ func TestAuditThresholdLayers(t *testing.T) {
 func TestAuditCleanAndUnaudited(t *testing.T) {
 	dir := t.TempDir()
 	p := readLayer(t, dir, "p", "version: 1\nrules:\n  - prefix: example.com\n    audit: {fail_on: high}\n")
-	v, err := NewVerifier(p, Options{})
+	v, err := NewVerifier(p, Options{Sigstore: local})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestVerifyVettedAudit(t *testing.T) {
 	dir := t.TempDir()
 	vetter, _ := testKey(t, dir, "vetter")
 	p := readLayer(t, dir, "p", "version: 1\nrules:\n  - prefix: example.com/skills\n    vetted:\n      keys: [vetter.pub]\n      audit: {fail_on: high}\n")
-	v, err := NewVerifier(p, Options{})
+	v, err := NewVerifier(p, Options{Sigstore: local})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,11 +193,11 @@ func TestVerifyVettedAudit(t *testing.T) {
 		b := keySign(t, vetter, d, PredicateVetted, &Vetting{Upstream: "u", Mirror: "m", VettedAt: at, Audit: a})
 		return []Envelope{{Referrer: digest.FromString("r"), Bundle: b}}
 	}
-	res, err := v.Verify("example.com/skills/pdf", d, attest(&AuditSummary{RulesVersion: audit.RulesVersion, FailOn: audit.High, Worst: audit.Low, Counts: audit.Counts{Low: 2}}))
+	res, err := v.Verify(context.Background(), "example.com/skills/pdf", d, attest(&AuditSummary{RulesVersion: audit.RulesVersion, FailOn: audit.High, Worst: audit.Low, Counts: audit.Counts{Low: 2}}))
 	if err != nil || res.Vetting == nil || res.Vetting.Audit.Counts.Low != 2 {
 		t.Fatalf("a passing audit: %v, %+v", err, res)
 	}
-	_, err = v.Verify("example.com/skills/pdf", d, attest(nil))
+	_, err = v.Verify(context.Background(), "example.com/skills/pdf", d, attest(nil))
 	if !errors.Is(err, ErrPolicy) || !strings.Contains(err.Error(), "records no audit") {
 		t.Fatalf("no audit recorded: err = %v", err)
 	}

@@ -1,15 +1,12 @@
 package verify
 
 import (
+	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 
-	"github.com/sigstore/sigstore-go/pkg/bundle"
-	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
+	"github.com/skillpm/skillpm/internal/sigproto"
 )
 
 // Claim is what a bundle says about itself, before any verification:
@@ -22,41 +19,17 @@ type Claim struct {
 	Signer string `json:"signer"`
 }
 
-// Describe reads a bundle's claimed signer and predicate type.
-func Describe(data []byte) (*Claim, error) {
-	var b bundle.Bundle
-	if err := b.UnmarshalJSON(data); err != nil {
-		return nil, fmt.Errorf("corrupt bundle: %v", err)
+// Describe reads a bundle's claimed signer and predicate type with the
+// sigstore backend sg.
+func Describe(ctx context.Context, sg sigproto.Backend, data []byte) (*Claim, error) {
+	if sg == nil {
+		return nil, errors.New("no sigstore backend to read the bundle with")
 	}
-	env := b.GetDsseEnvelope()
-	if env == nil {
-		return nil, errors.New("bundle holds no DSSE in-toto statement")
-	}
-	var s Statement
-	if err := json.Unmarshal(env.GetPayload(), &s); err != nil {
-		return nil, fmt.Errorf("statement: %v", err)
-	}
-	c := &Claim{PredicateType: s.PredicateType}
-	vc, err := b.VerificationContent()
+	out, err := sg.Describe(ctx, &sigproto.DescribeRequest{Bundle: data})
 	if err != nil {
 		return nil, err
 	}
-	if cert := vc.Certificate(); cert != nil {
-		sum, err := certificate.SummarizeCertificate(cert)
-		if err != nil {
-			return nil, err
-		}
-		c.Signer = fmt.Sprintf("%s (%s)", sum.SubjectAlternativeName, sum.Extensions.Issuer)
-	} else if pk := vc.PublicKey(); pk != nil {
-		// sigstore-go's hint is the base64 SHA-256 of the PKIX key: the
-		// same hash as KeyID.
-		if raw, err := base64.StdEncoding.DecodeString(pk.Hint()); err == nil && len(raw) == sha256.Size {
-			c.Signer = "key:sha256:" + hex.EncodeToString(raw)
-		} else {
-			c.Signer = "key hint " + pk.Hint()
-		}
-	}
-	return c, nil
+	return &Claim{PredicateType: out.PredicateType, Signer: out.Signer}, nil
 }
 
 // KeyID is the identity Verify reports for a key: "key:sha256:" and the

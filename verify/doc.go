@@ -1,5 +1,10 @@
 // Package verify signs skill manifests and checks their signatures and
-// provenance against a trust policy, with sigstore-go.
+// provenance against a trust policy. The sigstore cryptography itself is
+// a sigproto.Backend given in Options and SignerOptions: in skillpm the
+// skillpm-sigstore helper program (sigproto.Helper), so that skillpm does
+// not link sigstore-go; in process, internal/sigstorego. This package
+// keeps the policy: which rule applies, which signer, provenance and
+// vetting it accepts, and the in-toto statement's subject.
 //
 // A signature is a sigstore bundle (v0.3) holding a DSSE envelope of an
 // in-toto statement whose subject is the skill's manifest digest and

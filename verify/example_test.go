@@ -8,6 +8,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/skillpm/skillpm/internal/sigstorego"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/verify"
 )
@@ -21,7 +22,7 @@ func Example() {
 
 	priv, _, _ := verify.GenerateKey([]byte("passphrase"))
 	kp, _ := verify.LoadPrivateKey(priv, []byte("passphrase"))
-	signer, _ := verify.NewSigner(verify.SignerOptions{Keypair: kp})
+	signer, _ := verify.NewSigner(verify.SignerOptions{Keypair: kp, Sigstore: &sigstorego.Local{}})
 	sig, err := signer.Sign(ctx, ref.Repo(), ref.Digest)
 	if err != nil {
 		log.Fatal(err)
@@ -34,7 +35,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	v, err := verify.NewVerifier(policy, verify.Options{})
+	v, err := verify.NewVerifier(policy, verify.Options{Sigstore: &sigstorego.Local{}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -17,10 +17,25 @@ import (
 	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
 	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
+	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/sign"
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 	"github.com/sigstore/sigstore-go/pkg/tlog"
+	"github.com/skillpm/skillpm/internal/sigproto"
+	"github.com/skillpm/skillpm/internal/sigstorego"
 )
+
+// local does the sigstore cryptography in process.
+var local = &sigstorego.Local{}
+
+// withRoot is a backend checking keyless bundles against m; nil for a
+// nil m (the verifier's own backend then applies).
+func withRoot(m root.TrustedMaterial) sigproto.Backend {
+	if m == nil {
+		return nil
+	}
+	return &sigstorego.Local{TrustedMaterial: m}
+}
 
 // testKey returns a fresh key pair and the path of its public key PEM
 // in dir.
@@ -47,7 +62,7 @@ func testKey(t *testing.T, dir, name string) (*Keypair, string) {
 
 func keySign(t *testing.T, kp *Keypair, d digest.Digest, predicateType string, predicate any) []byte {
 	t.Helper()
-	s, err := NewSigner(SignerOptions{Keypair: kp})
+	s, err := NewSigner(SignerOptions{Keypair: kp, Sigstore: local})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,9 +136,11 @@ func keylessSign(t *testing.T, vs *ca.VirtualSigstore, identity, issuer string, 
 		t.Fatal(err)
 	}
 	s, err := NewSigner(SignerOptions{
-		Keypair:             kp,
-		CertificateProvider: virtualFulcio{cert},
-		TransparencyLogs:    []sign.Transparency{virtualRekor{vs: vs, cert: cert, at: cert.NotBefore.Add(logAfter)}},
+		Keypair: kp,
+		Sigstore: &sigstorego.Local{
+			CertificateProvider: virtualFulcio{cert},
+			TransparencyLogs:    []sign.Transparency{virtualRekor{vs: vs, cert: cert, at: cert.NotBefore.Add(logAfter)}},
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -14,8 +14,6 @@ import (
 	"fmt"
 
 	"github.com/secure-systems-lab/go-securesystemslib/encrypted"
-	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
-	"github.com/sigstore/sigstore-go/pkg/sign"
 )
 
 // PEM block types. The private key is cosign's format: a PKCS#8 key
@@ -90,14 +88,12 @@ func KeyHint(pub crypto.PublicKey) (string, error) {
 	return base64.StdEncoding.EncodeToString(sum[:]), nil
 }
 
-// Keypair is a long-lived ECDSA P-256 signing key. It implements
-// sigstore-go's sign.Keypair, which ships only an ephemeral one.
+// Keypair is a long-lived ECDSA P-256 signing key (the sigstore backend
+// signs with it: SignerOptions).
 type Keypair struct {
 	key  *ecdsa.PrivateKey
 	hint []byte
 }
-
-var _ sign.Keypair = (*Keypair)(nil)
 
 // LoadPrivateKey decrypts a PEM private key written by GenerateKey (or
 // cosign generate-key-pair).
@@ -131,16 +127,6 @@ func NewKeypair(k *ecdsa.PrivateKey) (*Keypair, error) {
 		return nil, err
 	}
 	return &Keypair{key: k, hint: []byte(h)}, nil
-}
-
-// GetHashAlgorithm is SHA-256.
-func (k *Keypair) GetHashAlgorithm() protocommon.HashAlgorithm {
-	return protocommon.HashAlgorithm_SHA2_256
-}
-
-// GetSigningAlgorithm is ECDSA P-256 with SHA-256.
-func (k *Keypair) GetSigningAlgorithm() protocommon.PublicKeyDetails {
-	return protocommon.PublicKeyDetails_PKIX_ECDSA_P256_SHA_256
 }
 
 // GetHint returns the public key's hint (see KeyHint).

@@ -1,13 +1,14 @@
 package verify
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/opencontainers/go-digest"
-	"github.com/sigstore/sigstore-go/pkg/root"
 
 	"github.com/skillpm/skillpm/audit"
+	"github.com/skillpm/skillpm/internal/sigproto"
 )
 
 // Layer is one policy of a layered trust policy, and where it came from.
@@ -27,11 +28,9 @@ type Layer struct {
 	Name string
 	// Policy is the layer's policy.
 	Policy *Policy
-	// TrustedMaterial, when set, verifies this layer's keyless
-	// signatures instead of its policy's trustedRoot (tests, and
-	// callers that hold a root already); Options.TrustedMaterial is
-	// used when this is nil.
-	TrustedMaterial root.TrustedMaterial
+	// Sigstore, when set, verifies this layer's bundles instead of
+	// Options.Sigstore (tests: a layer with a trusted root of its own).
+	Sigstore sigproto.Backend
 }
 
 // label names the layer in messages: "user policy /path/policy.yaml".
@@ -68,8 +67,8 @@ func NewLayeredVerifier(layers []Layer, o Options) (*Verifier, error) {
 	v := &Verifier{layers: layers}
 	for _, l := range layers {
 		lo := o
-		if l.TrustedMaterial != nil {
-			lo.TrustedMaterial = l.TrustedMaterial
+		if l.Sigstore != nil {
+			lo.Sigstore = l.Sigstore
 		}
 		pv, err := newPolicyVerifier(l.Policy, lo)
 		if err != nil {
@@ -115,12 +114,12 @@ func (v *Verifier) Effective(repo string) *EffectiveRule {
 // (floors first) whose rule no bundle satisfies. A Result is returned
 // either way; its signer, provenance and vetting are those the most
 // basic layer verified.
-func (v *Verifier) Verify(repo string, d digest.Digest, envs []Envelope) (*Result, error) {
+func (v *Verifier) Verify(ctx context.Context, repo string, d digest.Digest, envs []Envelope) (*Result, error) {
 	res := &Result{Repository: repo, Manifest: d, Policy: v.Effective(repo)}
 	var denied error
 	var rejected []string
 	for i, pv := range v.vs {
-		r, err := pv.verify(repo, d, envs)
+		r, err := pv.verify(ctx, repo, d, envs)
 		res.Required = res.Required || r.Required
 		if res.Signer == "" {
 			res.Signer = r.Signer

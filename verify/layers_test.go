@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -160,13 +161,13 @@ func TestLayersProjectCannotRelax(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var layers []Layer
 			for i, l := range tc.layers {
-				layers = append(layers, Layer{Name: l.name, Policy: readLayer(t, dir, fmt.Sprintf("%s-%d", l.name, i), l.text), TrustedMaterial: l.material})
+				layers = append(layers, Layer{Name: l.name, Policy: readLayer(t, dir, fmt.Sprintf("%s-%d", l.name, i), l.text), Sigstore: withRoot(l.material)})
 			}
-			v, err := NewLayeredVerifier(layers, Options{})
+			v, err := NewLayeredVerifier(layers, Options{Sigstore: local})
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = v.Verify(repo, d, tc.attack)
+			_, err = v.Verify(context.Background(), repo, d, tc.attack)
 			var pe *PolicyError
 			if !errors.As(err, &pe) {
 				t.Fatalf("attack: err = %v; want a PolicyError", err)
@@ -177,7 +178,7 @@ func TestLayersProjectCannotRelax(t *testing.T) {
 			if !v.Required(repo) {
 				t.Errorf("Required(%s) = false; want true", repo)
 			}
-			res, err := v.Verify(repo, d, tc.honest)
+			res, err := v.Verify(context.Background(), repo, d, tc.honest)
 			if err != nil {
 				t.Fatalf("honest: %v; want accepted", err)
 			}

@@ -87,5 +87,5 @@ func Check(ctx context.Context, c *registry.Client, v *Verifier, repo string, re
 			return nil, err
 		}
 	}
-	return v.Verify(repo, ref.Digest, envs)
+	return v.Verify(ctx, repo, ref.Digest, envs)
 }

@@ -117,7 +117,7 @@ func TestNativeReferrers(t *testing.T) {
 
 	dir := t.TempDir()
 	good, _ := testKey(t, dir, "good")
-	s, err := NewSigner(SignerOptions{Keypair: good})
+	s, err := NewSigner(SignerOptions{Keypair: good, Sigstore: local})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestNativeReferrers(t *testing.T) {
 		t.Errorf("tags pushed = %v; want none (the registry has the referrers API)", got)
 	}
 	pol := writePolicy(t, dir, "version: 1\nrules:\n  - prefix: \""+host+"\"\n    keys: [good.pub]\n")
-	v, err := NewVerifier(pol, Options{})
+	v, err := NewVerifier(pol, Options{Sigstore: local})
 	if err != nil {
 		t.Fatal(err)
 	}

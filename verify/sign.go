@@ -3,15 +3,15 @@ package verify
 import (
 	"context"
 	"crypto"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/opencontainers/go-digest"
-	"github.com/sigstore/sigstore-go/pkg/sign"
-	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/skillpm/skillpm/internal/sigproto"
 	"github.com/skillpm/skillpm/registry"
 )
 
@@ -76,21 +76,18 @@ func NewStatement(name string, d digest.Digest, predicateType string, predicate 
 }
 
 // SignerOptions configure a Signer: a long-lived Keypair (offline, the
-// bundle carries the key's hint), or a CertificateProvider (Fulcio) that
-// certifies an ephemeral key per signature, usually with a transparency
-// log and timestamp authorities.
+// bundle carries the key's hint), or Keyless services (Fulcio certifies
+// an ephemeral key per signature, Rekor logs it).
 type SignerOptions struct {
 	// Keypair signs every bundle; nil means an ephemeral key per bundle,
-	// which needs CertificateProvider.
-	Keypair sign.Keypair
-	// CertificateProvider issues the signing certificate (Fulcio).
-	CertificateProvider sign.CertificateProvider
-	// CertificateProviderOptions carry the OIDC identity token.
-	CertificateProviderOptions *sign.CertificateProviderOptions
-	// TransparencyLogs record each signature (Rekor).
-	TransparencyLogs []sign.Transparency
-	// TimestampAuthorities countersign each signature (RFC 3161).
-	TimestampAuthorities []*sign.TimestampAuthority
+	// which needs Keyless.
+	Keypair *Keypair
+	// Keyless names the services that certify and log a keyless
+	// signature.
+	Keyless *sigproto.Keyless
+	// Sigstore does the signing: sigproto.Helper (the skillpm-sigstore
+	// program) in skillpm, internal/sigstorego in process.
+	Sigstore sigproto.Backend
 }
 
 // Signer signs skill manifests into sigstore bundles. It is safe for
@@ -99,28 +96,39 @@ type Signer struct{ opts SignerOptions }
 
 // NewSigner returns a Signer for opts.
 func NewSigner(opts SignerOptions) (*Signer, error) {
-	if opts.Keypair == nil && opts.CertificateProvider == nil {
+	if opts.Keypair == nil && opts.Keyless == nil {
 		return nil, errors.New("a signer needs a key or a certificate provider (keyless)")
+	}
+	if opts.Sigstore == nil {
+		return nil, errors.New("a signer needs a sigstore backend")
 	}
 	return &Signer{opts: opts}, nil
 }
 
 // PublicKey is the key s signs with, or nil when s is keyless.
 func (s *Signer) PublicKey() crypto.PublicKey {
-	if s.opts.CertificateProvider != nil || s.opts.Keypair == nil {
+	if s.opts.Keyless != nil || s.opts.Keypair == nil {
 		return nil
 	}
 	return s.opts.Keypair.GetPublicKey()
 }
 
 // SignedWith reports whether bundle is a statement of predicateType
-// about d alone, signed with the key pub.
-func SignedWith(pub crypto.PublicKey, bundle []byte, d digest.Digest, predicateType string) bool {
-	kv, err := newKeyVerifier(pub)
+// about d alone, signed with the key pub, as the sigstore backend sg
+// verifies it.
+func SignedWith(ctx context.Context, sg sigproto.Backend, pub crypto.PublicKey, bundle []byte, d digest.Digest, predicateType string) bool {
+	if sg == nil || pub == nil || len(bundle) > maxBundle {
+		return false
+	}
+	der, err := x509.MarshalPKIXPublicKey(pub)
 	if err != nil {
 		return false
 	}
-	stmt, err := kv.verify(d, bundle)
+	out, err := sg.Verify(ctx, &sigproto.VerifyRequest{Manifest: d.String(), Bundle: bundle, Keys: [][]byte{der}})
+	if err != nil {
+		return false
+	}
+	stmt, err := statementOf(out.Payload, d)
 	return err == nil && stmt.PredicateType == predicateType
 }
 
@@ -136,6 +144,8 @@ type KeylessOptions struct {
 	IDToken string
 	// Timeout bounds each request; 0 means 30s.
 	Timeout time.Duration
+	// Sigstore does the signing (SignerOptions.Sigstore).
+	Sigstore sigproto.Backend
 }
 
 // Public-good Sigstore endpoints.
@@ -156,15 +166,10 @@ func NewKeylessSigner(o KeylessOptions) (*Signer, error) {
 	if o.RekorURL == "" {
 		o.RekorURL = PublicRekorURL
 	}
-	opts := SignerOptions{
-		CertificateProvider:        sign.NewFulcio(&sign.FulcioOptions{BaseURL: o.FulcioURL, Timeout: o.Timeout, Retries: 1}),
-		CertificateProviderOptions: &sign.CertificateProviderOptions{IDToken: o.IDToken},
-		TransparencyLogs:           []sign.Transparency{sign.NewRekor(&sign.RekorOptions{BaseURL: o.RekorURL, Timeout: o.Timeout, Retries: 1})},
-	}
-	if o.TSAURL != "" {
-		opts.TimestampAuthorities = []*sign.TimestampAuthority{sign.NewTimestampAuthority(&sign.TimestampAuthorityOptions{URL: o.TSAURL, Timeout: o.Timeout, Retries: 1})}
-	}
-	return NewSigner(opts)
+	return NewSigner(SignerOptions{
+		Keyless:  &sigproto.Keyless{FulcioURL: o.FulcioURL, RekorURL: o.RekorURL, TSAURL: o.TSAURL, IDToken: o.IDToken, Timeout: o.Timeout},
+		Sigstore: o.Sigstore,
+	})
 }
 
 // Attestation is a signed bundle ready to attach to its manifest.
@@ -188,26 +193,17 @@ func (s *Signer) Attest(ctx context.Context, name string, d digest.Digest, predi
 	if err != nil {
 		return nil, err
 	}
-	kp := s.opts.Keypair
-	if kp == nil {
-		if kp, err = sign.NewEphemeralKeypair(nil); err != nil {
+	q := &sigproto.SignRequest{Statement: stmt, PayloadType: PayloadType, Keyless: s.opts.Keyless}
+	if kp := s.opts.Keypair; kp != nil {
+		if q.PrivateKey, err = x509.MarshalPKCS8PrivateKey(kp.key); err != nil {
 			return nil, err
 		}
 	}
-	pb, err := sign.Bundle(&sign.DSSEData{Data: stmt, PayloadType: PayloadType}, kp, sign.BundleOptions{
-		CertificateProvider:        s.opts.CertificateProvider,
-		CertificateProviderOptions: s.opts.CertificateProviderOptions,
-		TransparencyLogs:           s.opts.TransparencyLogs,
-		TimestampAuthorities:       s.opts.TimestampAuthorities,
-		Context:                    ctx,
-	})
+	out, err := s.opts.Sigstore.Sign(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("sign %s: %w", d, err)
 	}
-	data, err := protojson.Marshal(pb)
-	if err != nil {
-		return nil, err
-	}
+	data := out.Bundle
 	return &Attestation{Bundle: data, PredicateType: predicateType}, nil
 }
 

@@ -1,21 +1,16 @@
 package verify
 
 import (
-	"crypto"
+	"context"
 	"crypto/x509"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/opencontainers/go-digest"
-	"github.com/sigstore/sigstore-go/pkg/bundle"
-	"github.com/sigstore/sigstore-go/pkg/root"
-	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
-	"github.com/sigstore/sigstore/pkg/signature"
+
+	"github.com/skillpm/skillpm/internal/sigproto"
 )
 
 // ErrPolicy is wrapped by every *PolicyError: a repository's policy
@@ -88,36 +83,28 @@ type Result struct {
 
 // Options tune NewVerifier.
 type Options struct {
-	// TrustedMaterial verifies keyless signatures; nil reads the
-	// policy's trustedRoot, or fetches the public-good root when a
-	// keyless identity first needs it.
-	TrustedMaterial root.TrustedMaterial
+	// Sigstore verifies the bundles: sigproto.Helper (the
+	// skillpm-sigstore program) in skillpm, internal/sigstorego in
+	// process. Nil rejects every bundle (fails closed).
+	Sigstore sigproto.Backend
 }
 
 // policyVerifier applies one trust policy (one layer of a Verifier). It
-// is built once, from the policy's trusted material, and is safe for
-// concurrent use; each Verify call applies the rule of one repository.
+// is built once and is safe for concurrent use; each Verify call applies
+// the rule of one repository.
 type policyVerifier struct {
-	policy   *Policy
-	keys     map[*Rule][]keyVerifier
-	keyless  *sgverify.Verifier
-	rootOnce sync.Once
-	rootErr  error
-	material root.TrustedMaterial
-}
-
-type keyVerifier struct {
-	id string
-	v  *sgverify.Verifier
+	policy *Policy
+	keys   map[*Rule][][]byte // PKIX DER
+	sg     sigproto.Backend
 }
 
 // newPolicyVerifier prepares p's keys. Keyless trust material is loaded
-// when first needed.
+// by the backend when first needed.
 func newPolicyVerifier(p *Policy, o Options) (*policyVerifier, error) {
 	if p == nil {
 		return nil, errors.New("no trust policy")
 	}
-	v := &policyVerifier{policy: p, keys: map[*Rule][]keyVerifier{}, material: o.TrustedMaterial}
+	v := &policyVerifier{policy: p, keys: map[*Rule][][]byte{}, sg: o.Sigstore}
 	var rules []*Rule
 	for i := range p.Rules {
 		rules = append(rules, &p.Rules[i])
@@ -127,67 +114,14 @@ func newPolicyVerifier(p *Policy, o Options) (*policyVerifier, error) {
 	}
 	for _, r := range rules {
 		for _, k := range r.keys {
-			kv, err := newKeyVerifier(k)
+			der, err := x509.MarshalPKIXPublicKey(k)
 			if err != nil {
 				return nil, err
 			}
-			v.keys[r] = append(v.keys[r], kv)
+			v.keys[r] = append(v.keys[r], der)
 		}
 	}
 	return v, nil
-}
-
-// newKeyVerifier verifies bundles signed with the key pub (offline: no
-// transparency log or timestamps).
-func newKeyVerifier(pub crypto.PublicKey) (keyVerifier, error) {
-	sv, err := signature.LoadVerifier(pub, crypto.SHA256)
-	if err != nil {
-		return keyVerifier{}, err
-	}
-	m := root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) {
-		return root.NewExpiringKey(sv, time.Time{}, time.Time{}), nil
-	})
-	kv, err := sgverify.NewVerifier(m, sgverify.WithNoObserverTimestamps())
-	if err != nil {
-		return keyVerifier{}, err
-	}
-	der, err := x509.MarshalPKIXPublicKey(pub)
-	if err != nil {
-		return keyVerifier{}, err
-	}
-	return keyVerifier{id: KeyID(der), v: kv}, nil
-}
-
-// verify checks that the bundle data is signed with k's key over d and
-// returns its statement.
-func (k keyVerifier) verify(d digest.Digest, data []byte) (*Statement, error) {
-	b, artifact, err := parseBundle(d, data)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := k.v.Verify(b, sgverify.NewPolicy(artifact, sgverify.WithKey())); err != nil {
-		return nil, err
-	}
-	return statementOf(b, d)
-}
-
-// parseBundle decodes a DSSE bundle about the sha256 manifest digest d.
-func parseBundle(d digest.Digest, data []byte) (*bundle.Bundle, sgverify.ArtifactPolicyOption, error) {
-	if len(data) > maxBundle {
-		return nil, nil, fmt.Errorf("bundle of %d bytes is over the %d byte limit", len(data), maxBundle)
-	}
-	var b bundle.Bundle
-	if err := b.UnmarshalJSON(data); err != nil {
-		return nil, nil, fmt.Errorf("corrupt bundle: %v", err)
-	}
-	if b.GetDsseEnvelope() == nil {
-		return nil, nil, errors.New("bundle holds no DSSE in-toto statement")
-	}
-	raw, err := hex.DecodeString(d.Encoded())
-	if err != nil || d.Algorithm() != digest.SHA256 {
-		return nil, nil, fmt.Errorf("manifest digest %q is not sha256", d)
-	}
-	return &b, sgverify.WithArtifactDigest("sha256", raw), nil
 }
 
 // required reports whether repo's rule demands a signature or a vetted
@@ -206,28 +140,11 @@ func (v *policyVerifier) relevant(repo string) bool {
 
 func (r *Rule) required() bool { return r.Require == RequireSigned || r.Vetted != nil }
 
-func (v *policyVerifier) keylessVerifier() (*sgverify.Verifier, error) {
-	v.rootOnce.Do(func() {
-		m := v.material
-		if m == nil && v.policy.TrustedRoot != "" {
-			m, v.rootErr = root.NewTrustedRootFromPath(v.policy.resolve(v.policy.TrustedRoot))
-		} else if m == nil {
-			m, v.rootErr = root.FetchTrustedRoot()
-		}
-		if v.rootErr != nil {
-			v.rootErr = fmt.Errorf("load the sigstore trusted root: %w", v.rootErr)
-			return
-		}
-		v.keyless, v.rootErr = sgverify.NewVerifier(m, sgverify.WithTransparencyLog(1), sgverify.WithObserverTimestamps(1))
-	})
-	return v.keyless, v.rootErr
-}
-
 // verify checks the bundles attached to manifest d of repo against
 // repo's rule. It returns a *PolicyError when the rule demands a
 // signature (or provenance) that no bundle provides. A Result is
 // returned either way.
-func (v *policyVerifier) verify(repo string, d digest.Digest, envs []Envelope) (*Result, error) {
+func (v *policyVerifier) verify(ctx context.Context, repo string, d digest.Digest, envs []Envelope) (*Result, error) {
 	res := &Result{Repository: repo, Manifest: d}
 	r := v.policy.Rule(repo)
 	if r == nil {
@@ -237,12 +154,12 @@ func (v *policyVerifier) verify(repo string, d digest.Digest, envs []Envelope) (
 	for _, e := range envs {
 		signer, stmt, err := "", (*Statement)(nil), e.Err
 		if err == nil {
-			signer, stmt, err = v.verifyOne(r, d, e.Bundle)
+			signer, stmt, err = v.verifyOne(ctx, r, d, e.Bundle)
 		}
 		if e.Err == nil && r.Vetted != nil && (err != nil || stmt.PredicateType == PredicateVetted) {
 			// Vetters are trusted for vetted attestations only, and only
 			// vetters are trusted for them.
-			done, verr := v.vetted(r, d, e.Bundle, res)
+			done, verr := v.vetted(ctx, r, d, e.Bundle, res)
 			switch {
 			case done:
 				continue
@@ -306,8 +223,8 @@ func (v *policyVerifier) verify(repo string, d digest.Digest, envs []Envelope) (
 
 // vetted tries a bundle as a vetted attestation from one of r's
 // vetters, and records it in res. It reports whether the bundle was one.
-func (v *policyVerifier) vetted(r *Rule, d digest.Digest, data []byte, res *Result) (bool, error) {
-	signer, stmt, err := v.verifyOne(r.Vetted.trust, d, data)
+func (v *policyVerifier) vetted(ctx context.Context, r *Rule, d digest.Digest, data []byte, res *Result) (bool, error) {
+	signer, stmt, err := v.verifyOne(ctx, r.Vetted.trust, d, data)
 	if err != nil {
 		return false, err
 	}
@@ -332,67 +249,37 @@ const maxBundle = 1 << 20
 
 // verifyOne verifies one bundle over d with r's keys and identities and
 // returns the signer and the verified statement.
-func (v *policyVerifier) verifyOne(r *Rule, d digest.Digest, data []byte) (string, *Statement, error) {
+func (v *policyVerifier) verifyOne(ctx context.Context, r *Rule, d digest.Digest, data []byte) (string, *Statement, error) {
 	if r == nil {
 		// A Policy built in code, not by ParsePolicy: fail closed.
 		return "", nil, errors.New("the policy was not validated (use ParsePolicy)")
 	}
-	b, artifact, err := parseBundle(d, data)
-	if err != nil {
-		return "", nil, err
+	if len(data) > maxBundle {
+		return "", nil, fmt.Errorf("bundle of %d bytes is over the %d byte limit", len(data), maxBundle)
 	}
-	vc, err := b.VerificationContent()
-	if err != nil {
-		return "", nil, err
+	if v.sg == nil {
+		return "", nil, errors.New("no sigstore backend to verify it with")
 	}
-	var errs []string
-	if vc.Certificate() == nil {
-		if len(v.keys[r]) == 0 {
-			return "", nil, errors.New("signed with a key, and the policy trusts no keys here")
-		}
-		for _, k := range v.keys[r] {
-			stmt, err := k.verify(d, data)
-			if err != nil {
-				errs = append(errs, err.Error())
-				continue
-			}
-			return k.id, stmt, nil
-		}
-		return "", nil, fmt.Errorf("no trusted key verifies it: %s", strings.Join(dedupe(errs), "; "))
-	}
-	if len(r.Identities) == 0 {
-		return "", nil, errors.New("signed keyless, and the policy trusts no identities here")
-	}
-	kv, err := v.keylessVerifier()
-	if err != nil {
-		return "", nil, err
-	}
-	opts := make([]sgverify.PolicyOption, 0, len(r.Identities))
+	q := &sigproto.VerifyRequest{Manifest: d.String(), Bundle: data, Keys: v.keys[r]}
 	for _, id := range r.Identities {
-		ci, err := sgverify.NewShortCertificateIdentity(id.Issuer, id.IssuerRegexp, id.Subject, id.SubjectRegexp)
-		if err != nil {
-			return "", nil, err
-		}
-		opts = append(opts, sgverify.WithCertificateIdentity(ci))
+		q.Identities = append(q.Identities, sigproto.Identity(id))
 	}
-	out, err := kv.Verify(b, sgverify.NewPolicy(artifact, opts...))
+	if v.policy.TrustedRoot != "" {
+		q.TrustedRoot = v.policy.resolve(v.policy.TrustedRoot)
+	}
+	out, err := v.sg.Verify(ctx, q)
 	if err != nil {
 		return "", nil, err
 	}
-	stmt, err := statementOf(b, d)
-	signer := ""
-	if out.Signature != nil && out.Signature.Certificate != nil {
-		c := out.Signature.Certificate
-		signer = fmt.Sprintf("%s (%s)", c.SubjectAlternativeName, c.Extensions.Issuer)
-	}
-	return signer, stmt, err
+	stmt, err := statementOf(out.Payload, d)
+	return out.Signer, stmt, err
 }
 
 // statementOf decodes the verified bundle's statement and checks, again,
 // that d is its only subject digest.
-func statementOf(b *bundle.Bundle, d digest.Digest) (*Statement, error) {
+func statementOf(payload []byte, d digest.Digest) (*Statement, error) {
 	var s Statement
-	if err := json.Unmarshal(b.GetDsseEnvelope().GetPayload(), &s); err != nil {
+	if err := json.Unmarshal(payload, &s); err != nil {
 		return nil, fmt.Errorf("statement: %v", err)
 	}
 	if s.Type != StatementType {

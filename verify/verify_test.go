@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
+	"github.com/skillpm/skillpm/internal/sigstorego"
 )
 
 const (
@@ -46,7 +48,7 @@ rules:
   - prefix: Example.COM:443/strict/
     keys: [good.pub]
 `, goodPub, issuer, identity))
-	v, err := NewVerifier(pol, Options{TrustedMaterial: vs})
+	v, err := NewVerifier(pol, Options{Sigstore: &sigstorego.Local{TrustedMaterial: vs}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +99,7 @@ rules:
 		{"prefix matches whole segments", "example.com/skills-evil/pdf", nil, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := v.Verify(tc.repo, d, tc.envs)
+			res, err := v.Verify(context.Background(), tc.repo, d, tc.envs)
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatalf("Verify: %v; want accepted", err)
@@ -121,14 +123,14 @@ func TestVerifyProvenanceResult(t *testing.T) {
 	dir := t.TempDir()
 	good, _ := testKey(t, dir, "good")
 	pol := writePolicy(t, dir, "version: 1\nrules:\n  - prefix: example.com\n    keys: [good.pub]\n")
-	v, err := NewVerifier(pol, Options{})
+	v, err := NewVerifier(pol, Options{Sigstore: local})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := digest.FromString("m")
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	p := &Provenance{SourceRepository: "https://github.com/acme/skills", Revision: "0123abc", Builder: "skillpm/dev", Name: "pdf", Version: "1.2.0", Content: digest.FromString("c"), BuildTime: at}
-	res, err := v.Verify(repo, d, []Envelope{{Bundle: keySign(t, good, d, PredicateSign, nil)}, {Bundle: keySign(t, good, d, PredicateSLSAProvenance, p.Predicate())}})
+	res, err := v.Verify(context.Background(), repo, d, []Envelope{{Bundle: keySign(t, good, d, PredicateSign, nil)}, {Bundle: keySign(t, good, d, PredicateSLSAProvenance, p.Predicate())}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,9 +11,9 @@ import (
 	"time"
 
 	"github.com/opencontainers/go-digest"
-	"github.com/sigstore/sigstore-go/pkg/sign"
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
-	"google.golang.org/protobuf/encoding/protojson"
+	"github.com/skillpm/skillpm/internal/sigproto"
+	"github.com/skillpm/skillpm/internal/sigstorego"
 )
 
 // TestVerifyVetted covers rules that demand a vetted attestation: only a
@@ -34,7 +36,7 @@ rules:
   - prefix: mirror.example/plain         # no vetting asked for
     keys: [author.pub]
 `)
-	v, err := NewVerifier(pol, Options{})
+	v, err := NewVerifier(pol, Options{Sigstore: local})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +70,7 @@ rules:
 		{"vetted-only rule, only signed", "mirror.example/vetted-only/pdf", env(signed), "not vetted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := v.Verify(tc.repo, d, tc.envs)
+			res, err := v.Verify(context.Background(), tc.repo, d, tc.envs)
 			if tc.wantErr != "" {
 				if !errors.Is(err, ErrPolicy) || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("Verify: %v; want a policy error containing %q", err, tc.wantErr)
@@ -86,14 +88,14 @@ rules:
 
 	// Where no vetting is asked for, a vetted attestation neither helps
 	// nor counts as the signature.
-	res, err := v.Verify("mirror.example/plain/pdf", d, env(vetted))
+	res, err := v.Verify(context.Background(), "mirror.example/plain/pdf", d, env(vetted))
 	if !errors.Is(err, ErrPolicy) {
 		t.Errorf("plain rule with only a vetted attestation: %v; want a policy error", err)
 	}
 	if res.Vetting != nil {
 		t.Errorf("plain rule recorded a vetting: %+v", res.Vetting)
 	}
-	if _, err := v.Verify("mirror.example/plain/pdf", d, env(signed, keySign(t, author, d, PredicateVetted, vetting))); err != nil {
+	if _, err := v.Verify(context.Background(), "mirror.example/plain/pdf", d, env(signed, keySign(t, author, d, PredicateVetted, vetting))); err != nil {
 		t.Errorf("plain rule, signed, with the author's vetted statement: %v; want accepted", err)
 	}
 }
@@ -133,15 +135,15 @@ func multiSubjectSign(t *testing.T, kp *Keypair, ds []digest.Digest, pt string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	pb, err := sign.Bundle(&sign.DSSEData{Data: data, PayloadType: PayloadType}, kp, sign.BundleOptions{})
+	der, err := x509.MarshalPKCS8PrivateKey(kp.key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := protojson.Marshal(pb)
+	out, err := local.Sign(context.Background(), &sigproto.SignRequest{Statement: data, PayloadType: PayloadType, PrivateKey: der})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b
+	return out.Bundle
 }
 
 // A statement about several manifests vouches for none of them: a skill's
@@ -150,7 +152,7 @@ func TestVerifyOneSubjectOnly(t *testing.T) {
 	dir := t.TempDir()
 	mirror, _ := testKey(t, dir, "mirror")
 	author, _ := testKey(t, dir, "author")
-	v, err := NewVerifier(writePolicy(t, dir, "version: 1\nrules:\n  - prefix: \"*\"\n    keys: [author.pub]\n    vetted:\n      keys: [mirror.pub]\n"), Options{})
+	v, err := NewVerifier(writePolicy(t, dir, "version: 1\nrules:\n  - prefix: \"*\"\n    keys: [author.pub]\n    vetted:\n      keys: [mirror.pub]\n"), Options{Sigstore: local})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +162,7 @@ func TestVerifyOneSubjectOnly(t *testing.T) {
 		{Referrer: digest.FromString("1"), Bundle: multiSubjectSign(t, author, []digest.Digest{other, d}, PredicateSign, nil)},
 		{Referrer: digest.FromString("2"), Bundle: multiSubjectSign(t, mirror, []digest.Digest{other, d}, PredicateVetted, vt)},
 	}
-	res, err := v.Verify("r.example/x", d, envs)
+	res, err := v.Verify(context.Background(), "r.example/x", d, envs)
 	if err == nil || res.Signer != "" || res.Vetting != nil {
 		t.Errorf("statements about [other, d] verified for d: signer %q, vetting %v, err %v", res.Signer, res.Vetting, err)
 	}
@@ -174,13 +176,13 @@ func TestVerifyOneSubjectOnly(t *testing.T) {
 func TestVerifyVettedOnlyReason(t *testing.T) {
 	dir := t.TempDir()
 	mirror, _ := testKey(t, dir, "mirror")
-	v, err := NewVerifier(writePolicy(t, dir, "version: 1\nrules:\n  - prefix: \"*\"\n    vetted:\n      keys: [mirror.pub]\n"), Options{})
+	v, err := NewVerifier(writePolicy(t, dir, "version: 1\nrules:\n  - prefix: \"*\"\n    vetted:\n      keys: [mirror.pub]\n"), Options{Sigstore: local})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := digest.FromString("m")
 	b := keySign(t, mirror, d, PredicateVetted, map[string]string{"upstream": "u"}) // no mirror, no time
-	_, err = v.Verify("r.example/x", d, []Envelope{{Referrer: digest.FromString("1"), Bundle: b}})
+	_, err = v.Verify(context.Background(), "r.example/x", d, []Envelope{{Referrer: digest.FromString("1"), Bundle: b}})
 	if err == nil || !strings.Contains(err.Error(), "names no mirror or time") {
 		t.Errorf("err = %v; want the vetted predicate's fault named", err)
 	}
@@ -194,12 +196,12 @@ func TestVerifyUnvalidatedVettedRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	pol := &Policy{Version: 1, Rules: []Rule{{Prefix: "*", Require: RequireNone, Vetted: &VettedRule{Identities: []Identity{{Issuer: issuer, Subject: identity}}}}}}
-	v, err := NewVerifier(pol, Options{TrustedMaterial: vs})
+	v, err := NewVerifier(pol, Options{Sigstore: &sigstorego.Local{TrustedMaterial: vs}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := digest.FromString("m")
-	if _, err := v.Verify("r.example/x", d, []Envelope{{Referrer: d, Bundle: keylessSign(t, vs, identity, issuer, d, time.Minute)}}); !errors.Is(err, ErrPolicy) {
+	if _, err := v.Verify(context.Background(), "r.example/x", d, []Envelope{{Referrer: d, Bundle: keylessSign(t, vs, identity, issuer, d, time.Minute)}}); !errors.Is(err, ErrPolicy) {
 		t.Errorf("Verify with an unvalidated vetted rule: %v; want a policy error", err)
 	}
 }

@@ -4,6 +4,7 @@
 //	go run ./bench/compare              # N=100 and N=500, a 200 MB skill
 //	go run ./bench/compare -n 100 -big-mb 0 -runs 3   # quicker
 //	go run ./bench/compare -cold                      # only the floor and cold installs
+//	go run ./bench/compare -only start,warm -n 100    # start-up and warm rows only
 //
 // It builds skillpm, the raw floor (bench/floor) and a hello-world
 // (bench/hello) with the same toolchain, starts the pinned distribution
@@ -60,7 +61,8 @@ func main() {
 	workDir := flag.String("dir", "", "`DIR` to work in (default: a new folder under the user cache folder)")
 	keep := flag.Bool("keep", false, "keep the work folder")
 	baseBin := flag.String("base", "", "with -cold, a second skillpm binary whose cold install is measured in the same rounds (before/after)")
-	coldOnly := flag.Bool("cold", false, "measure only the floor and the cold installs (no process start, oras or warm rows; the large skill only with an explicit -big-mb)")
+	coldOnly := flag.Bool("cold", false, "measure only the floor and the cold installs (no process start, oras or warm rows; the large skill only with an explicit -big-mb); the same as -only cold")
+	only := flag.String("only", "", "run only these rows, comma-separated: start (process start), warm (warm installs and --version; no cold installs, floor or oras), cold (as -cold)")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("bench/compare: ")
@@ -101,8 +103,10 @@ func main() {
 	}
 	bin := filepath.Join(work, "bin")
 	if *skillpmBin == "" {
+		// skillpm finds its sigstore helper beside itself.
 		*skillpmBin = filepath.Join(bin, "skillpm")
 		build("./cmd/skillpm", *skillpmBin)
+		build("./cmd/skillpm-sigstore", filepath.Join(bin, "skillpm-sigstore"))
 	}
 	floorBin, helloBin, rusageBin := filepath.Join(bin, "floor"), filepath.Join(bin, "hello"), filepath.Join(bin, "rusage")
 	build("./bench/floor", floorBin)
@@ -122,16 +126,35 @@ func main() {
 	}
 	fmt.Println("wall and cpu (user+sys of the child) are medians of alternating rounds; ratios are of the medians")
 
+	rows := map[string]bool{}
+	for _, r := range strings.Split(*only, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			if r != "start" && r != "warm" && r != "cold" {
+				log.Fatalf("-only: %q is not start, warm or cold", r)
+			}
+			rows[r] = true
+		}
+	}
+	if rows["cold"] {
+		if rows["warm"] {
+			log.Fatalf("-only: cold and warm measure different install rows; run them separately")
+		}
+		*coldOnly = true
+	}
+	all := len(rows) == 0 && !*coldOnly
 	b := &bench{skillpm: *skillpmBin, floor: floorBin, hello: helloBin, rusage: rusageBin, oras: *orasBin, host: host, work: work, coldOnly: *coldOnly, base: *baseBin}
-	if !*coldOnly {
+	b.warmOnly = rows["warm"]
+	if all || rows["start"] {
 		startupRows(b, *startRuns)
 	}
-	for _, n := range counts {
-		b.installRows(ctx, n, *size, *runs)
+	if all || rows["warm"] || *coldOnly {
+		for _, n := range counts {
+			b.installRows(ctx, n, *size, *runs)
+		}
 	}
 	bigSet := false
 	flag.Visit(func(f *flag.Flag) { bigSet = bigSet || f.Name == "big-mb" })
-	if *bigMB > 0 && (!*coldOnly || bigSet) {
+	if *bigMB > 0 && (all || (*coldOnly && bigSet)) {
 		b.bigSkill(ctx, *bigMB)
 	}
 }
@@ -142,6 +165,7 @@ type bench struct {
 	host, work                          string
 	coldOnly                            bool   // only the floor and the cold install
 	base                                string // with coldOnly, a skillpm to compare with
+	warmOnly                            bool   // installRows measures the warm rows only (-only warm)
 }
 
 // startupRows measures process start: hello-world against skillpm
@@ -200,6 +224,11 @@ func (b *bench) installRows(ctx context.Context, n, size, rounds int) {
 		log.Fatalf("skillpm install of %d skills: %v\n%s", n, s.err, s.out)
 	}
 	out := filepath.Join(dir, "out")
+	if b.warmOnly {
+		b.warmRows(proj, env, n, total, rounds)
+		os.RemoveAll(dir)
+		return
+	}
 	vs := []variant{
 		{name: "raw floor (8 connections, each blob once)", run: func() sample {
 			os.RemoveAll(out)
@@ -273,6 +302,22 @@ func (b *bench) installRows(ctx context.Context, n, size, rounds int) {
 	}
 	// Leave the disk as it was for the next N.
 	os.RemoveAll(dir)
+}
+
+// warmRows measures only the warm installs of the project proj against
+// --version (-only warm).
+func (b *bench) warmRows(proj string, env []string, n int, total int64, rounds int) {
+	vs := []variant{
+		{name: "skillpm install, warm no-op", run: func() sample { return b.exec(proj, env, b.skillpm, "install") }},
+		{name: "skillpm install --frozen, warm", run: func() sample { return b.exec(proj, env, b.skillpm, "install", "--frozen") }},
+		{name: "skillpm --version", run: func() sample { return b.exec(proj, env, b.skillpm, "--version") }},
+	}
+	res := alternate(vs, rounds)
+	fmt.Printf("\nN=%d skills, %.1f MB, warm only; %d rounds\n", n, float64(total)/1e6, rounds)
+	header("ratio")
+	row(res[0], res[2], "x --version (target <= 1.3x)")
+	row(res[1], res[2], "x --version (target <= 1.3x)")
+	row(res[2], res[2], "")
 }
 
 // bigSkill measures a cold install of one skill with a large asset.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/skillpm/skillpm/internal/sigproto"
 	"io"
 	"os"
 	"slices"
@@ -37,6 +38,8 @@ type env struct {
 
 	config    *config.User // the user config, read once by userConfig
 	configErr error
+
+	sigHelper *sigproto.Helper // the skillpm-sigstore helper, once started (sigstore)
 }
 
 // globalFlags are accepted both before and after the command name, so

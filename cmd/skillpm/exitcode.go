@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/skillpm/skillpm/internal/sigproto"
 	"io"
 	"strings"
 
@@ -45,6 +46,7 @@ const (
 	exitAudit       = 13  // audit findings at or above the threshold (audit --fail-on; publish: critical)
 	exitUninstalled = 14  // verify: a locked skill is not installed in a target folder
 	exitDoctor      = 15  // doctor: an agent does not see exactly the locked skills
+	exitNoHelper    = 16  // the skillpm-sigstore helper program (signing, signature checks) is not installed
 	exitInterrupted = 130 // interrupted (Ctrl-C)
 )
 
@@ -67,6 +69,8 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.Is(err, sigproto.ErrHelperMissing):
+		return exitNoHelper
 	case errors.As(err, &se):
 		return se.code
 	case errors.As(err, &ue), errors.As(err, &use):

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/skillpm/skillpm/internal/sigproto"
 	"sort"
 
 	"github.com/urfave/cli/v2"
@@ -16,7 +17,7 @@ import (
 // describeBundles reads the sigstore bundles among in's referrers and
 // what each claims (signer, predicate), by referrer digest. Unreadable
 // ones are left out.
-func describeBundles(ctx context.Context, client *registry.Client, in *registry.Inspection) map[string]*verify.Claim {
+func describeBundles(ctx context.Context, sg sigproto.Backend, client *registry.Client, in *registry.Inspection) map[string]*verify.Claim {
 	out := map[string]*verify.Claim{}
 	for _, r := range in.Referrers {
 		if r.ArtifactType != verify.BundleMediaType && r.ArtifactType != "" {
@@ -26,7 +27,7 @@ func describeBundles(ctx context.Context, client *registry.Client, in *registry.
 		if err != nil || m.ArtifactType != verify.BundleMediaType {
 			continue
 		}
-		if cl, err := verify.Describe(blob); err == nil {
+		if cl, err := verify.Describe(ctx, sg, blob); err == nil {
 			out[r.Digest.String()] = cl
 		}
 	}
@@ -67,7 +68,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			claims := describeBundles(c.Context, client, in)
+			claims := describeBundles(c.Context, e.sigstore(), client, in)
 			if e.json {
 				out := inspectJSON(in)
 				out["signatures"] = claims

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/skill"
@@ -182,7 +183,14 @@ Examples:
 			if !c.Bool("all") {
 				entries = install.Effective(all)
 			}
-			reportListHealth(c.Context, e, dir, home)
+			// The catalog's health check discovers the same folders
+			// when they are read the same way (no target outside the
+			// project allowed, no folder listed twice): reuse them.
+			var discovered []install.Entry
+			if len(cfg.AllowTargetOutside) == 0 && len(agent.Dirs(dir, home)) == len(dirs) {
+				discovered = append(make([]install.Entry, 0, len(all)), all...)
+			}
+			reportListHealth(c.Context, e, dir, home, discovered)
 			if e.json {
 				return writeJSON(e.stdout, nonNil(entries))
 			}

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/urfave/cli/v2"
 )
@@ -66,8 +67,11 @@ func prepareCatalog(ctx context.Context, e *env, c *cli.Context) (*agent.Catalog
 // reportListHealth is reportHealth for 'skillpm list', which lists every
 // folder but must still say which ones agents are not served, or are served
 // despite lint errors. It reads metadata through the index.
-func reportListHealth(ctx context.Context, e *env, project, home string) {
-	opts := agent.Options{Project: project, Home: home}
+//
+// discovered, when non-nil, is what install.Discover returned for
+// agent.Dirs(project, home), so that the folders are not read twice.
+func reportListHealth(ctx context.Context, e *env, project, home string, discovered []install.Entry) {
+	opts := agent.Options{Project: project, Home: home, Discovered: discovered}
 	opts.IndexPath, _ = indexPath()
 	cat, err := agent.Build(ctx, opts)
 	if err != nil {

@@ -61,14 +61,21 @@ func signerFor(e *env, c *cli.Context, key string, keyless bool, keyFlag, keyles
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", key, err)
 		}
-		return verify.NewSigner(verify.SignerOptions{Keypair: kp})
+		if err := needSigstore(); err != nil {
+			return nil, err
+		}
+		return verify.NewSigner(verify.SignerOptions{Keypair: kp, Sigstore: e.sigstore()})
 	case keyless:
+		if err := needSigstore(); err != nil {
+			return nil, err
+		}
 		tok, err := idToken(c.Context)
 		if err != nil {
 			return nil, err
 		}
 		return verify.NewKeylessSigner(verify.KeylessOptions{
 			FulcioURL: c.String("fulcio-url"), RekorURL: c.String("rekor-url"), TSAURL: c.String("tsa-url"), IDToken: tok,
+			Sigstore: e.sigstore(),
 		})
 	}
 	return nil, usageErrorf(c, "say how to sign: %s FILE or %s", keyFlag, keylessFlag)

@@ -120,7 +120,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			opts := skillsync.Options{Config: cfg, Client: client.WithoutMirrors(), DryRun: c.Bool("dry-run")}
+			opts := skillsync.Options{Config: cfg, Client: client.WithoutMirrors(), DryRun: c.Bool("dry-run"), Sigstore: e.sigstore()}
 			gitc, wk, err := sourceClients(e, c, cfg.From)
 			if err != nil {
 				return err
@@ -129,7 +129,10 @@ Examples:
 				return err
 			}
 			if sp := cfg.Policy.Signature; sp != nil {
-				if opts.Verifier, err = skillsync.NewTrustVerifier(opts.Client, sp); err != nil {
+				if err := needSigstore(); err != nil {
+					return err
+				}
+				if opts.Verifier, err = skillsync.NewTrustVerifier(opts.Client, sp, e.sigstore()); err != nil {
 					return err
 				}
 			}

@@ -95,5 +95,8 @@ func loadVerifier(e *env, c *cli.Context, projectPolicy string) (*verify.Verifie
 	if len(layers) == 0 {
 		return nil, nil
 	}
-	return verify.NewLayeredVerifier(layers, verify.Options{})
+	if err := needSigstore(); err != nil {
+		return nil, err
+	}
+	return verify.NewLayeredVerifier(layers, verify.Options{Sigstore: e.sigstore()})
 }

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package install
+
+// statTreeFast is not available here: StatTree walks the portable way.
+func statTreeFast(string) ([]statEntry, bool) { return nil, false }
