@@ -302,7 +302,7 @@ func orNone(s string) string {
 // CheckLock checks lock against the project (CheckLock), reading every
 // pinned manifest through the registry.
 func (m *Manager) CheckLock(ctx context.Context, lock *lockfile.File) error {
-	return CheckLock(ctx, m.Project, lock, CheckOptions{DefaultRegistry: m.DefaultRegistry, Manifest: m.Registry.Manifest})
+	return CheckLock(ctx, m.Project, lock, CheckOptions{DefaultRegistry: m.DefaultRegistry, Manifest: m.pinnedManifest(lock)})
 }
 
 // CheckLockFiles checks lock against skills.yaml only, with no network:

@@ -18,6 +18,8 @@ import (
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/skill"
+	"github.com/skillpm/skillpm/source"
+	"github.com/skillpm/skillpm/source/git"
 	skillsync "github.com/skillpm/skillpm/sync"
 	"github.com/skillpm/skillpm/toolrun"
 	"github.com/skillpm/skillpm/verify"
@@ -84,6 +86,16 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.Is(err, manager.ErrStaleLock):
 		return exitStaleLock
+	case errors.Is(err, source.ErrPinMismatch):
+		return exitIntegrity // a moved tag, a commit force-pushed away
+	case errors.Is(err, git.ErrSource), errors.Is(err, manager.ErrNoSource):
+		return exitUsage
+	case errors.Is(err, source.ErrNotSkill):
+		return exitInvalid
+	case errors.Is(err, source.ErrNotFound), errors.Is(err, git.ErrNotFound):
+		return exitNotFound
+	case errors.Is(err, git.ErrFailed):
+		return exitNetwork // git could not read the repository
 	case errors.Is(err, manager.ErrLockMismatch), errors.Is(err, lockfile.ErrInvalid):
 		return exitIntegrity
 	case errors.Is(err, skillsync.ErrRejected), errors.Is(err, registry.ErrNotVetted):

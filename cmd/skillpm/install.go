@@ -54,17 +54,25 @@ func addCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "add",
 		Usage: "add skills to skills.yaml, then resolve, lock and install",
-		UsageText: `skillpm add [options] NAME[@CONSTRAINT]...
+		UsageText: `skillpm add [options] NAME[@CONSTRAINT]... | SOURCE
 
 Without a constraint, the newest version is added as ^VERSION.
 Constraints use semver ranges: ^1.2, ~1.2.3, ">=1.0 <2", 1.x.
+SOURCE is a git repository (github.com/OWNER/REPO[/FOLDER][@REF], an
+https://, ssh://, git@HOST:PATH or file:// URL) or a ./folder of the
+project; a repository holding several skills needs --skill or --all.
 
 Examples:
   skillpm add pdf-tools
   skillpm add pdf-tools@^1.2 slugify@~1.0
+  skillpm add github.com/anthropics/skills --skill pdf --skill docx
+  skillpm add github.com/acme/skills/skills/pdf@main
+  skillpm add ./skills/dev
   skillpm add -g release-notes      # into ~/.claude/skills and ~/.agents/skills`,
 		Flags: append(projectFlags(),
 			&cli.StringFlag{Name: "registry", Usage: "resolve these skills from `PREFIX` instead of the project default"},
+			&cli.StringSliceFlag{Name: "skill", Usage: "add the skill `NAME` of a repository that holds several (repeatable)"},
+			&cli.BoolFlag{Name: "all", Usage: "add every skill of a repository"},
 			&cli.BoolFlag{Name: "force", Usage: "replace managed skills that have local edits"},
 		),
 		Action: func(c *cli.Context) error {
@@ -72,7 +80,19 @@ Examples:
 				return usageErrorf(c, "add needs at least one skill name")
 			}
 			opts := manager.AddOptions{Registry: c.String("registry"), Force: c.Bool("force")}
+			m, err := openManager(e, c, openOptions{create: true, trust: true})
+			if err != nil {
+				return err
+			}
 			for _, arg := range c.Args().Slice() {
+				if isSourceArg(arg) {
+					ws, err := sourceWants(c.Context, c, m, arg)
+					if err != nil {
+						return err
+					}
+					opts.Skills = append(opts.Skills, ws...)
+					continue
+				}
 				d, err := parseWant(arg)
 				if err != nil {
 					return usageErrorf(c, "%v", err)
@@ -82,10 +102,6 @@ Examples:
 					w.Constraint = d.constraint
 				}
 				opts.Skills = append(opts.Skills, w)
-			}
-			m, err := openManager(e, c, openOptions{create: true, trust: true})
-			if err != nil {
-				return err
 			}
 			res, err := m.Add(c.Context, opts)
 			if err != nil {
