@@ -132,6 +132,7 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			e.Values[scriptEnvKey{}] = &scriptEnv{kind: k, bin: bin, tb: tb, extras: map[string]*server{}}
 			e.Values[faultProxiesKey{}] = &sync.Map{}
 			e.Values[hostilesKey{}] = &sync.Map{}
+			e.Values[gitServersKey{}] = &sync.Map{}
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
@@ -170,6 +171,9 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			"publish-raw":  cmdPublishRaw,
 			"interrupt":    cmdInterrupt,
 			"gone":         cmdGone,
+			"gitrepo":      cmdGitRepo,
+			"gitserve":     cmdGitServe,
+			"gitcred":      cmdGitCred,
 		},
 	}
 }
