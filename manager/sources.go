@@ -73,8 +73,9 @@ func EntryOf(p *project.Manifest, name string, w project.Want) source.Entry {
 
 // PolicyName is how a trust policy's prefixes see a sourced repository:
 // git+https://github.com/acme/skills.git//pdf is github.com/acme/skills/pdf,
-// wellknown+https://example.com/docs is example.com/docs, local:skills/dev
-// stays local:skills/dev.
+// wellknown+https://example.com/docs is example.com/docs,
+// git+file:///srv/mono//pdf is file:/srv/mono/pdf, local:skills/dev stays
+// local:skills/dev.
 func PolicyName(repository string) string {
 	rest, ok := strings.CutPrefix(repository, "git+")
 	if !ok {
@@ -90,7 +91,13 @@ func PolicyName(repository string) string {
 		loc = rest[:i+3] + loc
 	}
 	host, p := "", ""
-	if u, err := url.Parse(loc); err == nil && u.Host != "" {
+	if u, err := url.Parse(loc); err == nil && u.Scheme == "file" {
+		out := "file:" + strings.TrimSuffix(strings.TrimRight(u.Path, "/"), ".git")
+		if sub != "" {
+			out += "/" + sub
+		}
+		return out
+	} else if err == nil && u.Host != "" {
 		host, p = u.Hostname(), u.Path
 	} else if h, path, ok := strings.Cut(loc, ":"); ok { // git@host:path
 		_, host, _ = strings.Cut(h, "@")
@@ -318,9 +325,5 @@ func (m *Manager) ListSkills(ctx context.Context, e source.Entry) ([]string, err
 	if !ok {
 		return []string{e.Path}, nil
 	}
-	dirs, err := l.Skills(ctx, e)
-	if err != nil && errors.Is(err, source.ErrNotFound) {
-		return nil, fmt.Errorf("%w: %w", resolve.ErrNotFound, err)
-	}
-	return dirs, err
+	return l.Skills(ctx, e)
 }

@@ -94,6 +94,8 @@ func exitCode(err error) int {
 		return exitInvalid
 	case errors.Is(err, source.ErrNotFound), errors.Is(err, git.ErrNotFound):
 		return exitNotFound
+	case errors.Is(err, git.ErrAuth):
+		return exitAuth
 	case errors.Is(err, git.ErrFailed):
 		return exitNetwork // git could not read the repository
 	case errors.Is(err, manager.ErrLockMismatch), errors.Is(err, lockfile.ErrInvalid):
@@ -197,6 +199,9 @@ func hintFor(err error) string {
 	}
 	if errors.Is(err, verify.ErrBadPassphrase) {
 		return "set SKILLPM_KEY_PASSWORD to the passphrase 'skillpm key generate' was given, or unset it to be prompted"
+	}
+	if errors.Is(err, source.ErrNotFound) || errors.Is(err, source.ErrPinMismatch) || errors.Is(err, git.ErrNotFound) {
+		return "" // the source's message names the source and the fix
 	}
 	if errors.Is(err, resolve.ErrNotFound) {
 		return "check the name and the registry it resolves from ('registry:' in skills.yaml, or SKILLPM_REGISTRY); 'skillpm search NAME' finds published skills"

@@ -11,7 +11,6 @@ import (
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/source/git"
@@ -102,7 +101,7 @@ func sourceWants(ctx context.Context, c *cli.Context, m *manager.Manager, arg st
 		where += "//" + src.Subdir
 	}
 	if len(dirs) == 0 {
-		return nil, fmt.Errorf("add %s: %s holds no skill (no folder with a SKILL.md): %w; name a repository or folder that holds skills", git.Redact(arg), where, resolve.ErrNotFound)
+		return nil, fmt.Errorf("add %s: %s holds no skill (no folder with a SKILL.md): %w; name a repository or folder that holds skills", git.Redact(arg), where, source.ErrNotFound)
 	}
 	names := map[string]string{}
 	var listing []string
@@ -136,7 +135,7 @@ func sourceWants(ctx context.Context, c *cli.Context, m *manager.Manager, arg st
 	for _, n := range picked {
 		d, ok := names[n]
 		if !ok {
-			return nil, fmt.Errorf("add %s: %s has no skill %q: %w; it holds: %s", git.Redact(arg), where, n, resolve.ErrNotFound, strings.Join(listing, ", "))
+			return nil, fmt.Errorf("add %s: %s has no skill %q: %w; it holds: %s", git.Redact(arg), where, n, source.ErrNotFound, strings.Join(listing, ", "))
 		}
 		if !skill.ValidName(n) {
 			return nil, fmt.Errorf("add %s: the folder %s is not a valid skill name: %w", git.Redact(arg), d, source.ErrNotSkill)

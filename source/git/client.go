@@ -29,9 +29,13 @@ var (
 	ErrNoGit = errors.New("git is not installed")
 	// ErrNotFound: the repository, ref or folder does not exist.
 	ErrNotFound = errors.New("not found")
-	// ErrFailed: git could not read the repository (network,
-	// credentials, a server error); its own message is kept.
+	// ErrFailed: git could not read the repository (network, a server
+	// error); its own message is kept.
 	ErrFailed = errors.New("git failed")
+	// ErrAuth: the server wants credentials that the user's git setup
+	// (credential helpers, GIT_ASKPASS, SSH agent) did not give, or
+	// refused them.
+	ErrAuth = errors.New("git: credentials missing or refused")
 )
 
 // DefaultTimeout bounds one git command when Client.Timeout is zero.
@@ -347,7 +351,22 @@ func (c *Client) run(ctx context.Context, dir string, args ...string) ([]byte, e
 	if msg == "" {
 		msg = err.Error()
 	}
-	return nil, fmt.Errorf("%w: %s", ErrFailed, msg)
+	return nil, classify(msg)
+}
+
+// classify turns git's message into the error a caller tells apart.
+func classify(msg string) error {
+	low := strings.ToLower(msg)
+	switch {
+	case strings.Contains(low, "could not read username"), strings.Contains(low, "could not read password"),
+		strings.Contains(low, "authentication failed"), strings.Contains(low, "permission denied (publickey"),
+		strings.Contains(low, "http basic: access denied"):
+		return fmt.Errorf("%w: %s (set up a git credential helper, GIT_ASKPASS or an SSH key for this host, as for 'git clone')", ErrAuth, msg)
+	case strings.Contains(low, "does not appear to be a git repository"), strings.Contains(low, "repository not found"),
+		strings.Contains(low, "' not found"), strings.Contains(low, "no such repository"):
+		return fmt.Errorf("repository %w: %s", ErrNotFound, msg)
+	}
+	return fmt.Errorf("%w: %s", ErrFailed, msg)
 }
 
 func (c *Client) startError(err error) error {
