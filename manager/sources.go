@@ -293,6 +293,9 @@ func (m *Manager) pinnedManifest(lock *lockfile.File) func(ctx context.Context, 
 // locked content (install then re-resolves it, as for an edited
 // skills.yaml).
 func (m *Manager) localChanged(ctx context.Context, lock *lockfile.File) (bool, error) {
+	if lock == nil {
+		return false, nil
+	}
 	for _, s := range lock.Skills {
 		e, ok := m.Entry(s.Name)
 		if !ok || e.Kind != project.KindLocal || s.Source == nil {
