@@ -125,10 +125,10 @@ func TestKindSkills(t *testing.T) {
 
 func TestClassify(t *testing.T) {
 	for msg, want := range map[string]error{
-		"fatal: could not read Username for 'https://example.com': terminal prompts disabled": ErrAuth,
-		"git@example.com: Permission denied (publickey).":                                     ErrAuth,
+		"fatal: could not read Username for 'https://example.com': terminal prompts disabled":      ErrAuth,
+		"git@example.com: Permission denied (publickey).":                                          ErrAuth,
 		"remote: Repository not found.\nfatal: repository 'https://github.com/a/b.git/' not found": ErrNotFound,
-		"fatal: unable to access 'https://nonexistent.invalid/': Could not resolve host":         ErrFailed,
+		"fatal: unable to access 'https://nonexistent.invalid/': Could not resolve host":           ErrFailed,
 	} {
 		if err := classify(msg); !errors.Is(err, want) {
 			t.Errorf("classify(%q) = %v; want %v", msg, err, want)
