@@ -277,17 +277,22 @@ type resolverSource struct {
 }
 
 func (s *resolverSource) Versions(ctx context.Context, name string) ([]*semver.Version, error) {
+	var vs []*semver.Version
 	if e, ok := s.m.Entry(name); ok {
-		return s.sourced.versions(ctx, e)
+		var err error
+		if vs, err = s.sourced.versions(ctx, e); err != nil {
+			return nil, err
+		}
+	} else {
+		repo, err := s.m.Repository(name)
+		if err != nil {
+			return nil, err
+		}
+		if vs, err = s.m.Registry.Versions(ctx, s.m.Project.Abs(repo)); err != nil {
+			return nil, err
+		}
 	}
-	repo, err := s.m.Repository(name)
-	if err != nil {
-		return nil, err
-	}
-	vs, err := s.m.Registry.Versions(ctx, s.m.Project.Abs(repo))
-	if err != nil {
-		return nil, err
-	}
+	repo, _ := s.m.Repository(name)
 	if len(vs) == 0 {
 		return nil, fmt.Errorf("%s: no versions published: %w", repo, resolve.ErrNotFound)
 	}

@@ -65,7 +65,8 @@ type Client struct {
 	Limits registry.Limits
 
 	mu    sync.Mutex
-	locks map[string]*sync.Mutex // per cached repository
+	locks map[string]*sync.RWMutex // per cached repository: fetches write, reads share
+	whole map[string]bool          // dir+commit whose blobs were all fetched
 }
 
 // Ref is one of a remote's tags or branches.
@@ -129,6 +130,13 @@ func (c *Client) Fetch(ctx context.Context, url, commit string) error {
 	if !IsCommit(commit) {
 		return fmt.Errorf("fetch %s: %q is not a full commit id", Redact(url), commit)
 	}
+	if dir, runlock, err := c.repoRead(ctx, url); err == nil {
+		cached := c.has(ctx, dir, commit)
+		runlock()
+		if cached {
+			return nil
+		}
+	}
 	dir, unlock, err := c.repo(ctx, url)
 	if err != nil {
 		return err
@@ -147,6 +155,83 @@ func (c *Client) Fetch(ctx context.Context, url, commit string) error {
 	if !c.has(ctx, dir, commit) {
 		return fmt.Errorf("fetch %s: commit %s %w after fetching it", Redact(url), commit, ErrNotFound)
 	}
+	// A small tree (the common monorepo of skills) gets all its blobs
+	// now, in one request, rather than one skill at a time.
+	if err := c.prefetch(ctx, dir, commit, "", maxWholeTree); err != nil {
+		return fmt.Errorf("fetch %s at %s: %w", Redact(url), commit, err)
+	}
+	return nil
+}
+
+// isWhole reports whether all of commit's blobs were fetched in this
+// run; markWhole records it.
+func (c *Client) isWhole(dir, commit string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.whole[dir+"@"+commit]
+}
+
+func (c *Client) markWhole(dir, commit string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.whole == nil {
+		c.whole = map[string]bool{}
+	}
+	c.whole[dir+"@"+commit] = true
+}
+
+// maxWholeTree is the most files a commit may have for Fetch to fetch
+// all its blobs at once; a larger repository's blobs are fetched per
+// exported folder.
+const maxWholeTree = 5000
+
+// prefetch fetches, in batched requests, the blobs under subdir ("" for
+// all) of commit that a partial fetch left out, when there are at most
+// limit files there (0: no limit). Without it, git would fetch each
+// missing blob in a request of its own while exporting.
+func (c *Client) prefetch(ctx context.Context, dir, commit, subdir string, limit int) error {
+	args := []string{"ls-tree", "-r", "-z", commit}
+	if subdir != "" {
+		args = append(args, "--", subdir+"/")
+	}
+	out, err := c.run(ctx, dir, args...)
+	if err != nil {
+		return err
+	}
+	blobs := map[string]bool{}
+	for _, e := range strings.Split(string(out), "\x00") {
+		meta, _, ok := strings.Cut(e, "\t")
+		if f := strings.Fields(meta); ok && len(f) == 3 && f[1] == "blob" {
+			blobs[f[2]] = true
+		}
+	}
+	if limit > 0 && len(blobs) > limit {
+		return nil
+	}
+	if subdir == "" {
+		defer func() { c.markWhole(dir, commit) }()
+	}
+	if len(blobs) == 0 {
+		return nil
+	}
+	out, err = c.run(ctx, dir, "rev-list", "--objects", "--missing=print", "--no-object-names", commit)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if oid, ok := strings.CutPrefix(line, "?"); ok && blobs[oid] {
+			missing = append(missing, oid)
+		}
+	}
+	for len(missing) > 0 {
+		n := min(len(missing), 1000)
+		args := append([]string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--filter=blob:none", "origin"}, missing[:n]...)
+		if _, err := c.run(ctx, dir, args...); err != nil {
+			return err
+		}
+		missing = missing[n:]
+	}
 	return nil
 }
 
@@ -154,7 +239,7 @@ func (c *Client) Fetch(ctx context.Context, url, commit string) error {
 // that hold a SKILL.md, slash-separated and sorted. Commit must have been
 // fetched.
 func (c *Client) SkillDirs(ctx context.Context, url, commit, subdir string) ([]string, error) {
-	dir, unlock, err := c.repo(ctx, url)
+	dir, unlock, err := c.repoRead(ctx, url)
 	if err != nil {
 		return nil, err
 	}
@@ -183,18 +268,36 @@ func (c *Client) SkillDirs(ctx context.Context, url, commit, subdir string) ([]s
 // limits). Commit must have been fetched; blobs missing from a partial
 // clone are fetched now.
 func (c *Client) Export(ctx context.Context, url, commit, subdir, dst string) error {
-	dir, unlock, err := c.repo(ctx, url)
+	dir, unlock, err := c.repoRead(ctx, url)
 	if err != nil {
 		return err
 	}
-	defer unlock()
 	treeish := commit
 	if subdir != "" {
 		treeish = commit + ":" + subdir
 	}
 	if kind, err := c.run(ctx, dir, "cat-file", "-t", treeish); err != nil || strings.TrimSpace(string(kind)) != "tree" {
+		unlock()
 		return fmt.Errorf("%s at %s: folder %q %w", Redact(url), commit, subdir, ErrNotFound)
 	}
+	if !c.isWhole(dir, commit) {
+		// Fetch the folder's missing blobs in one request, holding the
+		// repository for writing.
+		unlock()
+		_, wunlock, err := c.repo(ctx, url)
+		if err != nil {
+			return err
+		}
+		err = c.prefetch(ctx, dir, commit, subdir, 0)
+		wunlock()
+		if err != nil {
+			return fmt.Errorf("%s at %s: %w", Redact(url), commit, err)
+		}
+		if dir, unlock, err = c.repoRead(ctx, url); err != nil {
+			return err
+		}
+	}
+	defer unlock()
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
 	cmd := c.command(ctx, dir, "archive", "--format=tar.gz", treeish)
@@ -233,11 +336,11 @@ func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
 	dir := filepath.Join(c.CacheDir, hex.EncodeToString(sum[:16])+".git")
 	c.mu.Lock()
 	if c.locks == nil {
-		c.locks = map[string]*sync.Mutex{}
+		c.locks = map[string]*sync.RWMutex{}
 	}
 	l := c.locks[dir]
 	if l == nil {
-		l = &sync.Mutex{}
+		l = &sync.RWMutex{}
 		c.locks[dir] = l
 	}
 	c.mu.Unlock()
@@ -269,6 +372,21 @@ func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
 		}
 	}
 	return dir, l.Unlock, nil
+}
+
+// repoRead is repo for commands that only read the cached repository:
+// they run side by side.
+func (c *Client) repoRead(ctx context.Context, url string) (string, func(), error) {
+	dir, unlock, err := c.repo(ctx, url) // creates it when need be
+	if err != nil {
+		return "", nil, err
+	}
+	unlock()
+	c.mu.Lock()
+	l := c.locks[dir]
+	c.mu.Unlock()
+	l.RLock()
+	return dir, l.RUnlock, nil
 }
 
 func (c *Client) stallSeconds() int {
