@@ -146,7 +146,17 @@ func (s *sourced) versions(ctx context.Context, e source.Entry) ([]*semver.Versi
 		if errors.Is(err, source.ErrNotFound) {
 			return nil, fmt.Errorf("%s: %w: %w", e.Name, resolve.ErrNotFound, err)
 		}
-		return nil, fmt.Errorf("%s: %w", e.Name, err)
+		// Offline: what the previous lock pins, when its packed copy is
+		// in the cache, is still a candidate (a re-resolve that changes
+		// nothing needs no network).
+		p := s.previousOf(e)
+		if p == nil || s.upgrade(e.Name) {
+			return nil, fmt.Errorf("%s: %w", e.Name, err)
+		}
+		if pk, cerr := s.m.Store.Cached(ctx, e, *p.Source, p.Version); cerr != nil || pk == nil {
+			return nil, fmt.Errorf("%s: %w", e.Name, err)
+		}
+		cands = []source.Candidate{{Version: semver.MustParse(p.Version), Pin: *p.Source}}
 	}
 	if p := s.previousOf(e); p != nil && e.Kind == project.KindGit {
 		for i, c := range cands {

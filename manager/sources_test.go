@@ -129,6 +129,13 @@ func TestResolveSources(t *testing.T) {
 		t.Errorf("CheckLock(another repository) = %v; want a LockError", err)
 	}
 	bad.Skills[0] = *a
+	branch := *a.Source
+	branch.Ref = "refs/heads/main"
+	bad.Skills[0].Source = &branch
+	if err := m.CheckLock(ctx, &bad); !errors.As(err, &le) || !strings.Contains(err.Error(), "asks for versions (tags)") {
+		t.Errorf("CheckLock(a branch pin for a version constraint) = %v; want a LockError", err)
+	}
+	bad.Skills[0] = *a
 	src := *a.Source
 	src.Commit = c2
 	bad.Skills[0].Source = &src

@@ -152,8 +152,8 @@ func (c *Client) Fetch(ctx context.Context, url, commit string) error {
 		}
 		return fmt.Errorf("fetch %s at %s: %w", Redact(url), commit, err)
 	}
-	if !c.has(ctx, dir, commit) {
-		return fmt.Errorf("fetch %s: commit %s %w after fetching it", Redact(url), commit, ErrNotFound)
+	if _, err := c.run(ctx, dir, "update-ref", "refs/skillpm/"+commit, commit); err != nil {
+		return fmt.Errorf("fetch %s: commit %s %w after fetching it (%v)", Redact(url), commit, ErrNotFound, err)
 	}
 	// A small tree (the common monorepo of skills) gets all its blobs
 	// now, in one request, rather than one skill at a time.
@@ -396,8 +396,12 @@ func (c *Client) stallSeconds() int {
 	return max(1, int(c.Stall/time.Second))
 }
 
+// has reports whether commit was fetched into dir: Fetch records each
+// commit under refs/skillpm/, which also keeps it from garbage
+// collection. Looking up a ref, unlike reading the object, never makes a
+// partial clone fetch what it lacks.
 func (c *Client) has(ctx context.Context, dir, commit string) bool {
-	_, err := c.run(ctx, dir, "cat-file", "-e", commit+"^{commit}")
+	_, err := c.run(ctx, dir, "show-ref", "--verify", "--quiet", "refs/skillpm/"+commit)
 	return err == nil
 }
 
@@ -424,6 +428,7 @@ func (c *Client) command(ctx context.Context, dir string, args ...string) *exec.
 		"-c", "protocol.ext.allow=never",
 		"-c", "protocol.file.allow=always",
 		"-c", "fetch.fsckObjects=true",
+		"-c", "gc.auto=0", "-c", "maintenance.auto=false", // the cache is skillpm's, collected by nobody mid-install
 		"-c", "http.lowSpeedLimit=1024",
 		"-c", fmt.Sprintf("http.lowSpeedTime=%d", c.stallSeconds()),
 	}, args...)
