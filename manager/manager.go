@@ -222,6 +222,7 @@ func (m *Manager) Resolve(ctx context.Context, opts ResolveOptions) (*lockfile.F
 			}
 		}
 	}
+	src.prefetchSourced(ctx)
 	sol, err := resolve.Resolve(ctx, wants, src, ro)
 	if err != nil {
 		return nil, nil, err

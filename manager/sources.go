@@ -15,6 +15,7 @@ import (
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/source"
+	"golang.org/x/sync/errgroup"
 )
 
 // Sources: skills that skills.yaml names from a git repository, a local
@@ -137,6 +138,16 @@ type sourced struct {
 // candidate is packed now to learn its version; a tracked one (a branch)
 // keeps the previous lock's commit unless the skill is upgraded.
 func (s *sourced) versions(ctx context.Context, e source.Entry) ([]*semver.Version, error) {
+	s.mu.Lock()
+	done, ok := s.cands[e.Name]
+	s.mu.Unlock()
+	if ok {
+		var vs []*semver.Version
+		for _, c := range done {
+			vs = append(vs, c.Version)
+		}
+		return vs, nil
+	}
 	src, err := s.m.kind(e)
 	if err != nil {
 		return nil, err
@@ -339,4 +350,33 @@ func (m *Manager) ListSkills(ctx context.Context, e source.Entry) ([]string, err
 		return []string{e.Path}, nil
 	}
 	return l.Skills(ctx, e)
+}
+
+// prefetchSourced lists and packs the newest version of every sourced
+// skill skills.yaml names, eight at a time, before the solver asks for
+// them one by one: exporting and packing is most of a cold install's
+// work. Errors are left for the solver to meet and report.
+func (s *resolverSource) prefetchSourced(ctx context.Context) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for _, name := range s.m.Project.Names() {
+		if _, ok := s.m.Entry(name); !ok {
+			continue
+		}
+		g.Go(func() error {
+			vs, err := s.Versions(gctx, name)
+			if err != nil || len(vs) == 0 {
+				return nil
+			}
+			top := vs[0]
+			for _, v := range vs {
+				if v.GreaterThan(top) {
+					top = v
+				}
+			}
+			s.describe(gctx, name, top.Original())
+			return nil
+		})
+	}
+	g.Wait()
 }
