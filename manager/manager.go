@@ -105,6 +105,10 @@ type Manager struct {
 	// Store packs sourced skills into the cache; required when
 	// skills.yaml names any.
 	Store *source.Store
+	// PinnedFromRegistry reads sourced skills, like the others, from
+	// Registry by their locked digests and never from their sources: an
+	// install from a bundle, which holds them all.
+	PinnedFromRegistry bool
 }
 
 // Trust checks a locked skill against a trust policy.
@@ -445,7 +449,7 @@ func (m *Manager) checkTrust(ctx context.Context, lock *lockfile.File) error {
 type absSource struct{ m *Manager }
 
 func (a absSource) Materialize(ctx context.Context, s lockfile.Skill, dir string) error {
-	if lockfile.SourceKind(s.Repository) != "" {
+	if lockfile.SourceKind(s.Repository) != "" && !a.m.PinnedFromRegistry {
 		p, err := a.m.packedFor(ctx, s)
 		if err != nil {
 			return err

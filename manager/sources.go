@@ -293,7 +293,7 @@ func pinText(p lockfile.Source) string {
 // from its packed copy, others from the registry.
 func (m *Manager) pinnedManifest(lock *lockfile.File) func(ctx context.Context, repo, digest string) (*Release, error) {
 	return func(ctx context.Context, repo, digest string) (*Release, error) {
-		if lockfile.SourceKind(repo) == "" {
+		if lockfile.SourceKind(repo) == "" || m.PinnedFromRegistry {
 			return m.Registry.Manifest(ctx, repo, digest)
 		}
 		for _, s := range lock.Skills {
@@ -379,4 +379,15 @@ func (s *resolverSource) prefetchSourced(ctx context.Context) {
 		})
 	}
 	g.Wait()
+}
+
+// SourceLayout returns the OCI layout (oci:DIR) holding the packed copy
+// of a locked sourced skill, packing it from its source at the pin when
+// the cache lacks it: for 'skillpm bundle', which copies it from there.
+func (m *Manager) SourceLayout(ctx context.Context, s lockfile.Skill) (string, error) {
+	p, err := m.packedFor(ctx, s)
+	if err != nil {
+		return "", err
+	}
+	return p.Layout, nil
 }
