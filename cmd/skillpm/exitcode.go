@@ -200,6 +200,9 @@ func hintFor(err error) string {
 	if errors.Is(err, verify.ErrBadPassphrase) {
 		return "set SKILLPM_KEY_PASSWORD to the passphrase 'skillpm key generate' was given, or unset it to be prompted"
 	}
+	if errors.Is(err, git.ErrFailed) {
+		return "check the repository's URL and the network: 'git ls-remote URL' shows what git sees"
+	}
 	if errors.Is(err, source.ErrNotFound) || errors.Is(err, source.ErrPinMismatch) || errors.Is(err, git.ErrNotFound) {
 		return "" // the source's message names the source and the fix
 	}
