@@ -109,6 +109,8 @@ type Manager struct {
 	// Registry by their locked digests and never from their sources: an
 	// install from a bundle, which holds them all.
 	PinnedFromRegistry bool
+
+	packed sync.Map // lock entry -> *source.Packed, checked once per run
 }
 
 // Trust checks a locked skill against a trust policy.

@@ -256,6 +256,19 @@ func pinError(err error) error {
 // cache, or exported again from its source at the pinned commit or
 // digest and packed, which must give the locked manifest digest.
 func (m *Manager) packedFor(ctx context.Context, s lockfile.Skill) (*source.Packed, error) {
+	key := s.Name + "\x00" + s.Repository + "\x00" + s.Manifest
+	if p, ok := m.packed.Load(key); ok {
+		return p.(*source.Packed), nil
+	}
+	p, err := m.packFor(ctx, s)
+	if err == nil {
+		m.packed.Store(key, p)
+	}
+	return p, err
+}
+
+// packFor is packedFor without the per-run memory.
+func (m *Manager) packFor(ctx context.Context, s lockfile.Skill) (*source.Packed, error) {
 	e, ok := m.Entry(s.Name)
 	if !ok || s.Source == nil || e.Repository != s.Repository {
 		return nil, fmt.Errorf("%s: skills.lock names the source %s, which skills.yaml does not: %w", s.Name, s.Repository, ErrLockMismatch)

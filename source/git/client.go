@@ -300,7 +300,7 @@ func (c *Client) Export(ctx context.Context, url, commit, subdir, dst string) er
 	defer unlock()
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
-	cmd := c.command(ctx, dir, "archive", "--format=tar.gz", treeish)
+	cmd := c.command(ctx, dir, "archive", "--format=tar", treeish) // no gzip: it is read on the spot
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 64 << 10}
 	out, err := cmd.StdoutPipe()
