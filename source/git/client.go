@@ -272,10 +272,8 @@ func (c *Client) Export(ctx context.Context, url, commit, subdir, dst string) er
 	if err != nil {
 		return err
 	}
-	treeish := commit
-	if subdir != "" {
-		treeish = commit + ":" + subdir
-	}
+	// "COMMIT:" is the root tree; COMMIT alone would be the commit.
+	treeish := commit + ":" + subdir
 	if kind, err := c.run(ctx, dir, "cat-file", "-t", treeish); err != nil || strings.TrimSpace(string(kind)) != "tree" {
 		unlock()
 		return fmt.Errorf("%s at %s: folder %q %w", Redact(url), commit, subdir, ErrNotFound)

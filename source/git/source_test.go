@@ -135,3 +135,21 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+// A repository whose root is the skill exports its root folder.
+func TestKindExportRoot(t *testing.T) {
+	root := t.TempDir()
+	gitRun(t, root, "init", "--quiet", "-b", "main")
+	writeFile(t, filepath.Join(root, "SKILL.md"), skillMD("solo", "1.0.0"))
+	gitRun(t, root, "add", "-A")
+	gitRun(t, root, "commit", "--quiet", "-m", "one")
+	c := gitRun(t, root, "rev-parse", "HEAD")
+	k := &Kind{Client: newClient(t)}
+	dst := filepath.Join(t.TempDir(), "out")
+	if err := k.Export(context.Background(), source.Entry{Name: "solo", Location: "file://" + root}, lockfile.Source{Commit: c, Ref: "refs/heads/main"}, dst); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+}
