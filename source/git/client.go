@@ -274,10 +274,6 @@ func (c *Client) Export(ctx context.Context, url, commit, subdir, dst string) er
 	}
 	// "COMMIT:" is the root tree; COMMIT alone would be the commit.
 	treeish := commit + ":" + subdir
-	if kind, err := c.run(ctx, dir, "cat-file", "-t", treeish); err != nil || strings.TrimSpace(string(kind)) != "tree" {
-		unlock()
-		return fmt.Errorf("%s at %s: folder %q %w", Redact(url), commit, subdir, ErrNotFound)
-	}
 	if !c.isWhole(dir, commit) {
 		// Fetch the folder's missing blobs in one request, holding the
 		// repository for writing.
@@ -314,6 +310,10 @@ func (c *Client) Export(ctx context.Context, url, commit, subdir, dst string) er
 	}
 	io.Copy(io.Discard, out)
 	werr := cmd.Wait()
+	if msg := stderr.String(); werr != nil && (strings.Contains(msg, "not a valid object name") || strings.Contains(msg, "not a tree object")) {
+		os.RemoveAll(dst)
+		return fmt.Errorf("%s at %s: folder %q %w", Redact(url), commit, subdir, ErrNotFound)
+	}
 	if uerr != nil {
 		return fmt.Errorf("%s at %s: %w", Redact(url), commit, uerr)
 	}
@@ -399,6 +399,9 @@ func (c *Client) stallSeconds() int {
 // collection. Looking up a ref, unlike reading the object, never makes a
 // partial clone fetch what it lacks.
 func (c *Client) has(ctx context.Context, dir, commit string) bool {
+	if _, err := os.Stat(filepath.Join(dir, "refs", "skillpm", commit)); err == nil {
+		return true // a loose ref: no git process needed
+	}
 	_, err := c.run(ctx, dir, "show-ref", "--verify", "--quiet", "refs/skillpm/"+commit)
 	return err == nil
 }
