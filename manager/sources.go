@@ -256,7 +256,12 @@ func pinError(err error) error {
 // cache, or exported again from its source at the pinned commit or
 // digest and packed, which must give the locked manifest digest.
 func (m *Manager) packedFor(ctx context.Context, s lockfile.Skill) (*source.Packed, error) {
-	key := s.Name + "\x00" + s.Repository + "\x00" + s.Manifest
+	if s.Source == nil {
+		return m.packFor(ctx, s)
+	}
+	// The whole entry is the key: the same manifest claimed for another
+	// pin is checked afresh.
+	key := strings.Join([]string{s.Name, s.Version, s.Repository, s.Manifest, s.Source.Commit, s.Source.Ref, s.Source.Digest}, "\x00")
 	if p, ok := m.packed.Load(key); ok {
 		return p.(*source.Packed), nil
 	}

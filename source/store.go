@@ -146,13 +146,18 @@ func (s *Store) Pack(ctx context.Context, src Source, e Entry, c Candidate) (*Pa
 	if _, err := s.Client.Publish(ctx, pkg, ref, registry.PublishOptions{Tag: "skill"}); err != nil {
 		return nil, fmt.Errorf("%s: cache the packed skill: %w", e.Name, err)
 	}
-	if err := os.Rename(layout, dir); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := os.Rename(layout, dir); err != nil {
 		if _, serr := os.Stat(filepath.Join(dir, "index.json")); serr != nil {
 			return nil, fmt.Errorf("%s: cache the packed skill: %w", e.Name, err)
 		}
-		// Another run packed it first: the same bytes.
+		return s.read(ctx, dir, c.Pin) // another run packed it first
 	}
-	return s.read(ctx, dir, c.Pin)
+	p := &Packed{Layout: registry.LayoutPrefix + dir, Manifest: pkg.Manifest.Digest.String(), Content: pkg.Layer.Digest.String(),
+		Name: pkg.Name, Version: pkg.Version, Pin: c.Pin}
+	for _, d := range pkg.Config.DependsOn {
+		p.DependsOn = append(p.DependsOn, d.String())
+	}
+	return p, nil
 }
 
 func display(e Entry) string {
