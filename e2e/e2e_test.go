@@ -133,6 +133,7 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			e.Values[scriptEnvKey{}] = &scriptEnv{kind: k, bin: bin, tb: tb, extras: map[string]*server{}}
 			e.Values[faultProxiesKey{}] = &sync.Map{}
 			e.Values[hostilesKey{}] = &sync.Map{}
+			e.Values[gitServersKey{}] = &sync.Map{}
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
@@ -173,6 +174,9 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			"interrupt":    cmdInterrupt,
 			"gone":         cmdGone,
 			"wellknown":    cmdWellKnown,
+			"gitrepo":      cmdGitRepo,
+			"gitserve":     cmdGitServe,
+			"gitcred":      cmdGitCred,
 		},
 	}
 }

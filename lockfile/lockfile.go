@@ -43,8 +43,13 @@ type Skill struct {
 	Name    string `yaml:"name" json:"name"`
 	Version string `yaml:"version" json:"version"`
 	// Repository is the OCI repository the skill was resolved from
-	// (host/path/name or oci:PATH).
+	// (host/path/name or oci:PATH), or, for a skill from another kind of
+	// source, that source's location as skills.yaml names it:
+	// git+URL[//PATH], local:PATH, wellknown+ORIGIN (see source.Entry).
 	Repository string `yaml:"repository" json:"repository"`
+	// Source pins a skill that does not come from an OCI registry to the
+	// immutable id it was packed from; nil for OCI skills.
+	Source *Source `yaml:"source,omitempty" json:"source,omitempty"`
 	// Manifest is the digest of the skill's OCI manifest.
 	Manifest string `yaml:"manifest" json:"manifest"`
 	// Content is the digest of the content layer.
@@ -56,6 +61,35 @@ type Skill struct {
 	Requested bool `yaml:"requested,omitempty" json:"requested,omitempty"`
 	// Signer is the verified signer identity, when the skill was verified.
 	Signer string `yaml:"signer,omitempty" json:"signer,omitempty"`
+}
+
+// Source is the immutable id of a skill packed from a source that is not
+// an OCI registry. Its Manifest and Content digests are those of the
+// reproducible artifact packed from exactly these files.
+type Source struct {
+	// Commit is the git commit (40 or 64 lowercase hex digits).
+	Commit string `yaml:"commit,omitempty" json:"commit,omitempty"`
+	// Ref is the tag or branch the commit came from ("refs/tags/v1.2.0",
+	// "refs/heads/main"); "" for a commit named directly.
+	Ref string `yaml:"ref,omitempty" json:"ref,omitempty"`
+	// Digest is the sha256 digest of the files (a local folder's
+	// content layer, a well-known index's artifact).
+	Digest string `yaml:"digest,omitempty" json:"digest,omitempty"`
+}
+
+// SourceKinds are the prefixes of Repository that name a source other
+// than an OCI registry, with the kind each names.
+var SourceKinds = map[string]string{"git+": "git", "local:": "local", "wellknown+": "wellknown"}
+
+// SourceKind returns the kind of source a repository names ("git",
+// "local", "wellknown"), or "" for an OCI repository.
+func SourceKind(repository string) string {
+	for p, k := range SourceKinds {
+		if strings.HasPrefix(repository, p) {
+			return k
+		}
+	}
+	return ""
 }
 
 // ErrNotFound is returned by Read when there is no lock file.
@@ -161,6 +195,9 @@ func (f *File) Validate() error {
 		if s.Content != "" && !ValidDigest(s.Content) {
 			return bad("%s: content %q is not a sha256 digest", s.Name, s.Content)
 		}
+		if err := s.validateSource(); err != nil {
+			return bad("%s: %v", s.Name, err)
+		}
 		for _, d := range s.Dependencies {
 			if !skill.ValidName(d) {
 				return bad("%s: dependency %q is not a valid skill name", s.Name, d)
@@ -175,6 +212,49 @@ func (f *File) Validate() error {
 		}
 	}
 	return nil
+}
+
+// validateSource checks that an entry has a source pin exactly when its
+// repository names a source, and that the pin is well formed.
+func (s Skill) validateSource() error {
+	kind := SourceKind(s.Repository)
+	switch {
+	case kind == "" && s.Source != nil:
+		return fmt.Errorf("repository %q is an OCI repository, but the entry pins a source", s.Repository)
+	case kind == "":
+		return nil
+	case s.Source == nil:
+		return fmt.Errorf("%s source %q has no source pin (commit or digest)", kind, s.Repository)
+	}
+	p := s.Source
+	if p.Commit != "" && !validCommit(p.Commit) {
+		return fmt.Errorf("source commit %q is not a full commit id", p.Commit)
+	}
+	if p.Digest != "" && !ValidDigest(p.Digest) {
+		return fmt.Errorf("source digest %q is not a sha256 digest", p.Digest)
+	}
+	if p.Ref != "" && (!strings.HasPrefix(p.Ref, "refs/") || strings.ContainsAny(p.Ref, " \t\n:~^?*[\\") || strings.Contains(p.Ref, "..")) {
+		return fmt.Errorf("source ref %q is not a tag or branch", p.Ref)
+	}
+	switch {
+	case kind == "git" && (p.Commit == "" || p.Digest != ""):
+		return fmt.Errorf("a git source pins a commit (and the ref it came from), not a digest")
+	case kind != "git" && (p.Digest == "" || p.Commit != "" || p.Ref != ""):
+		return fmt.Errorf("a %s source pins a content digest, not a commit", kind)
+	}
+	return nil
+}
+
+func validCommit(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // ValidDigest reports whether s is "sha256:" and 64 lowercase hex digits,

@@ -14,6 +14,7 @@ import (
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/skill"
+	"github.com/skillpm/skillpm/source/git"
 )
 
 // ErrLockMismatch is wrapped by every *LockError: skills.lock does not
@@ -148,6 +149,8 @@ func checkFiles(p *project.Manifest, lock *lockfile.File, defaultRegistry string
 		}
 		if e.Repository != repo {
 			add(e.Name, "repository is %s, but skills.yaml resolves %s to %s", e.Repository, e.Name, repo)
+		} else if reason := pinDisagrees(p, e); reason != "" {
+			add(e.Name, "%s", reason)
 		}
 	}
 	reached := map[string]bool{}
@@ -302,11 +305,38 @@ func orNone(s string) string {
 // CheckLock checks lock against the project (CheckLock), reading every
 // pinned manifest through the registry.
 func (m *Manager) CheckLock(ctx context.Context, lock *lockfile.File) error {
-	return CheckLock(ctx, m.Project, lock, CheckOptions{DefaultRegistry: m.DefaultRegistry, Manifest: m.Registry.Manifest})
+	return CheckLock(ctx, m.Project, lock, CheckOptions{DefaultRegistry: m.DefaultRegistry, Manifest: m.pinnedManifest(lock)})
 }
 
 // CheckLockFiles checks lock against skills.yaml only, with no network:
 // for a previous lock that add, remove and update start from.
 func (m *Manager) CheckLockFiles(lock *lockfile.File) error {
 	return checkFiles(m.Project, lock, m.DefaultRegistry)
+}
+
+// pinDisagrees says how a git entry's pin disagrees with what skills.yaml
+// asks of it, "" when it agrees: a commit asked for is the one pinned; a
+// ref asked for is the tag or branch the commit came from; a version
+// constraint is met by a tag.
+func pinDisagrees(p *project.Manifest, e lockfile.Skill) string {
+	w, ok := p.Skills[e.Name]
+	if !ok || w.Kind() != project.KindGit || e.Source == nil {
+		return ""
+	}
+	pin := e.Source
+	switch {
+	case git.IsCommit(w.Ref):
+		if pin.Commit != w.Ref || pin.Ref != "" {
+			return fmt.Sprintf("skills.yaml pins commit %s, but the lock has %s", w.Ref, pinText(*pin))
+		}
+	case w.Ref != "":
+		if pin.Ref != "refs/tags/"+w.Ref && pin.Ref != "refs/heads/"+w.Ref {
+			return fmt.Sprintf("skills.yaml asks for ref %s, but the lock's commit came from %q", w.Ref, pin.Ref)
+		}
+	case w.Constraint != "":
+		if !strings.HasPrefix(pin.Ref, "refs/tags/") {
+			return fmt.Sprintf("skills.yaml asks for versions (tags), but the lock's commit came from %q", pin.Ref)
+		}
+	}
+	return ""
 }

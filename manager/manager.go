@@ -23,6 +23,7 @@ import (
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/skill"
+	"github.com/skillpm/skillpm/source"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -39,6 +40,9 @@ type Release struct {
 	Content  string // content layer digest
 	// DependsOn are the depends_on entries, "name@constraint".
 	DependsOn []string
+	// Source is the pin of a skill packed from a source other than a
+	// registry (Manager.Sources); nil for OCI.
+	Source *lockfile.Source `json:",omitempty"`
 }
 
 // Registry is what a project needs from registries. Implementations add
@@ -94,6 +98,19 @@ type Manager struct {
 	// Trust, when set, checks every locked skill before Install touches
 	// a target; nil installs without signature checks.
 	Trust Trust
+	// Sources are the kinds of source skills.yaml may name besides
+	// registries, by kind ("git", "local", "wellknown"; project.Kind*).
+	// A kind with none here fails with ErrNoSource.
+	Sources map[string]source.Source
+	// Store packs sourced skills into the cache; required when
+	// skills.yaml names any.
+	Store *source.Store
+	// PinnedFromRegistry reads sourced skills, like the others, from
+	// Registry by their locked digests and never from their sources: an
+	// install from a bundle, which holds them all.
+	PinnedFromRegistry bool
+
+	packed sync.Map // lock entry -> *source.Packed, checked once per run
 }
 
 // Trust checks a locked skill against a trust policy.
@@ -144,6 +161,9 @@ func (m *Manager) TargetDirs() []string {
 // records it: its registry prefix, as written in skills.yaml, joined with
 // its name. Registry calls take it through Project.Abs.
 func (m *Manager) Repository(name string) (string, error) {
+	if e, ok := m.Entry(name); ok {
+		return e.Repository, nil
+	}
 	r := m.Project.RegistryFor(name)
 	if r == "" {
 		r = m.DefaultRegistry
@@ -192,7 +212,13 @@ func (m *Manager) Resolve(ctx context.Context, opts ResolveOptions) (*lockfile.F
 		}
 		wants = append(wants, d)
 	}
-	src := &source{m: m, releases: map[string]*Release{}, versions: map[string][]*semver.Version{}}
+	src := &resolverSource{m: m, releases: map[string]*Release{}, versions: map[string][]*semver.Version{}}
+	upgrade := map[string]bool{}
+	for _, n := range opts.Upgrade {
+		upgrade[n] = true
+	}
+	src.sourced = &sourced{m: m, previous: opts.Previous, cands: map[string][]source.Candidate{},
+		upgrade: func(n string) bool { return opts.UpgradeAll || upgrade[n] }}
 	ro := resolve.Options{Upgrade: opts.Upgrade, UpgradeAll: opts.UpgradeAll, Prereleases: m.Project.Prereleases}
 	if opts.Previous != nil {
 		ro.Locked = map[string]*semver.Version{}
@@ -202,6 +228,7 @@ func (m *Manager) Resolve(ctx context.Context, opts ResolveOptions) (*lockfile.F
 			}
 		}
 	}
+	src.prefetchSourced(ctx)
 	sol, err := resolve.Resolve(ctx, wants, src, ro)
 	if err != nil {
 		return nil, nil, err
@@ -220,7 +247,7 @@ func (m *Manager) Resolve(ctx context.Context, opts ResolveOptions) (*lockfile.F
 			if err != nil {
 				return err
 			}
-			e := lockfile.Skill{Name: s.Name, Version: rel.Version, Repository: repo, Manifest: rel.Manifest, Content: rel.Content}
+			e := lockfile.Skill{Name: s.Name, Version: rel.Version, Repository: repo, Manifest: rel.Manifest, Content: rel.Content, Source: rel.Source}
 			for _, d := range s.Dependencies {
 				e.Dependencies = append(e.Dependencies, d.Name)
 			}
@@ -245,25 +272,34 @@ func (m *Manager) Resolve(ctx context.Context, opts ResolveOptions) (*lockfile.F
 	return lock, sol, nil
 }
 
-// source adapts the Registry to resolve.Source, memoising answers and
+// resolverSource adapts the Registry to resolve.Source, memoising answers and
 // prefetching likely config blobs in parallel.
-type source struct {
+type resolverSource struct {
 	m        *Manager
 	mu       sync.Mutex
 	versions map[string][]*semver.Version
 	releases map[string]*Release
 	inflight sync.Map // key -> chan struct{}
+	sourced  *sourced
 }
 
-func (s *source) Versions(ctx context.Context, name string) ([]*semver.Version, error) {
-	repo, err := s.m.Repository(name)
-	if err != nil {
-		return nil, err
+func (s *resolverSource) Versions(ctx context.Context, name string) ([]*semver.Version, error) {
+	var vs []*semver.Version
+	if e, ok := s.m.Entry(name); ok {
+		var err error
+		if vs, err = s.sourced.versions(ctx, e); err != nil {
+			return nil, err
+		}
+	} else {
+		repo, err := s.m.Repository(name)
+		if err != nil {
+			return nil, err
+		}
+		if vs, err = s.m.Registry.Versions(ctx, s.m.Project.Abs(repo)); err != nil {
+			return nil, err
+		}
 	}
-	vs, err := s.m.Registry.Versions(ctx, s.m.Project.Abs(repo))
-	if err != nil {
-		return nil, err
-	}
+	repo, _ := s.m.Repository(name)
 	if len(vs) == 0 {
 		return nil, fmt.Errorf("%s: no versions published: %w", repo, resolve.ErrNotFound)
 	}
@@ -277,7 +313,7 @@ func (s *source) Versions(ctx context.Context, name string) ([]*semver.Version, 
 	return vs, nil
 }
 
-func (s *source) Dependencies(ctx context.Context, name string, v *semver.Version) ([]resolve.Dependency, error) {
+func (s *resolverSource) Dependencies(ctx context.Context, name string, v *semver.Version) ([]resolve.Dependency, error) {
 	rel, err := s.describe(ctx, name, v.Original())
 	if err != nil {
 		return nil, err
@@ -302,7 +338,7 @@ func (s *source) Dependencies(ctx context.Context, name string, v *semver.Versio
 }
 
 // describe fetches one release once, however many callers ask.
-func (s *source) describe(ctx context.Context, name, version string) (*Release, error) {
+func (s *resolverSource) describe(ctx context.Context, name, version string) (*Release, error) {
 	key := name + "@" + version
 	for {
 		s.mu.Lock()
@@ -322,7 +358,9 @@ func (s *source) describe(ctx context.Context, name, version string) (*Release, 
 		}
 		repo, err := s.m.Repository(name)
 		var rel *Release
-		if err == nil {
+		if e, ok := s.m.Entry(name); ok {
+			rel, err = s.sourced.describe(ctx, e, version)
+		} else if err == nil {
 			rel, err = s.m.Registry.Describe(ctx, s.m.Project.Abs(repo), version)
 		}
 		if err == nil {
@@ -364,7 +402,7 @@ func (m *Manager) SyncLock(ctx context.Context, lock *lockfile.File, opts SyncOp
 	if err := m.checkTrust(ctx, lock); err != nil {
 		return nil, err
 	}
-	rels, err := fetchPinned(ctx, m.Project, lock, CheckOptions{DefaultRegistry: m.DefaultRegistry, Manifest: m.Registry.Manifest})
+	rels, err := fetchPinned(ctx, m.Project, lock, CheckOptions{DefaultRegistry: m.DefaultRegistry, Manifest: m.pinnedManifest(lock)})
 	if err != nil {
 		return nil, err
 	}
@@ -389,6 +427,12 @@ func (m *Manager) checkTrust(ctx context.Context, lock *lockfile.File) error {
 	signers := make([]string, len(lock.Skills))
 	for i, s := range lock.Skills {
 		g.Go(func() (err error) {
+			if lockfile.SourceKind(s.Repository) != "" {
+				if st, ok := m.Trust.(SourceTrust); ok {
+					return st.CheckSource(s, PolicyName(s.Repository))
+				}
+				return nil
+			}
 			signers[i], err = m.Trust.Check(gctx, s, m.Project.Abs(s.Repository))
 			return err
 		})
@@ -407,6 +451,14 @@ func (m *Manager) checkTrust(ctx context.Context, lock *lockfile.File) error {
 type absSource struct{ m *Manager }
 
 func (a absSource) Materialize(ctx context.Context, s lockfile.Skill, dir string) error {
+	if lockfile.SourceKind(s.Repository) != "" && !a.m.PinnedFromRegistry {
+		p, err := a.m.packedFor(ctx, s)
+		if err != nil {
+			return err
+		}
+		s.Repository = p.Layout
+		return (&RegistrySource{Client: a.m.Store.Client}).Materialize(ctx, s, dir)
+	}
 	s.Repository = a.m.Project.Abs(s.Repository)
 	return a.m.Registry.Materialize(ctx, s, dir)
 }
@@ -414,6 +466,10 @@ func (a absSource) Materialize(ctx context.Context, s lockfile.Skill, dir string
 // Versions lists the published versions of a locked skill, from the
 // repository skills.yaml resolves it to (not the one the lock names).
 func (m *Manager) Versions(ctx context.Context, s lockfile.Skill) ([]*semver.Version, error) {
+	if e, ok := m.Entry(s.Name); ok {
+		src := &sourced{m: m, cands: map[string][]source.Candidate{}, upgrade: func(string) bool { return true }}
+		return src.versions(ctx, e)
+	}
 	repo, err := m.Repository(s.Name)
 	if err != nil {
 		return nil, err

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/lockfile"
+	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/verify"
 )
 
@@ -38,13 +40,32 @@ func (m *Manager) Verify(ctx context.Context, lock *lockfile.File, opts VerifyOp
 	} else if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.LockPath(), err)
 	}
-	locked := make([]verify.Locked, len(lock.Skills))
-	for i, s := range lock.Skills {
+	var locked []verify.Locked
+	var failed []*verify.Report // sourced skills whose source no longer serves the pin
+	for _, s := range lock.Skills {
 		repo, err := m.Repository(s.Name)
 		if err != nil {
 			return nil, err
 		}
-		locked[i] = verify.Locked{Skill: s, Repository: repo, Abs: m.Project.Abs(repo)}
+		l := verify.Locked{Skill: s, Repository: repo, Abs: m.Project.Abs(repo)}
+		if lockfile.SourceKind(s.Repository) != "" {
+			// A sourced skill is checked in its packed copy (from the
+			// cache, or packed again from the source at its pin); its
+			// policy rule is chosen by the source's name.
+			p, err := m.packedFor(ctx, s)
+			if err != nil {
+				r := &verify.Report{Name: s.Name, Version: s.Version, Repository: s.Repository, Manifest: s.Manifest}
+				st := verify.StatusNetwork
+				if errors.Is(err, ErrLockMismatch) || errors.Is(err, source.ErrPinMismatch) {
+					st = verify.StatusTampered
+				}
+				r.Fail(st, "%v", err)
+				failed = append(failed, r)
+				continue
+			}
+			l.Repository, l.Abs = PolicyName(s.Repository), p.Layout
+		}
+		locked = append(locked, l)
 	}
 	reports, err := opts.Trust.Lock(ctx, locked, opts.Lock)
 	if err != nil {
@@ -54,7 +75,14 @@ func (m *Manager) Verify(ctx context.Context, lock *lockfile.File, opts VerifyOp
 	for i, r := range reports {
 		if r.Resolved != nil {
 			rels[r.Name] = ReleaseOf(locked[i].Repository, r.Resolved)
+			if lockfile.SourceKind(locked[i].Skill.Repository) != "" {
+				r.Repository = locked[i].Skill.Repository
+			}
 		}
+	}
+	if len(failed) > 0 {
+		reports = append(reports, failed...)
+		sort.SliceStable(reports, func(i, j int) bool { return reports[i].Name < reports[j].Name })
 	}
 	if err := CheckPinned(m.Project, lock, rels); errors.As(err, &le) {
 		problems = append(problems, le.Problems...)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/lockfile"
@@ -48,6 +49,12 @@ type Want struct {
 	// Registry, when set, is the registry prefix this skill resolves
 	// from (AddOptions.Registry otherwise).
 	Registry string
+	// Source, when set, is the skills.yaml entry of a skill from a git
+	// repository or a local folder (project.Want with Git or Local). A
+	// git entry with neither version nor ref is written with ^VERSION of
+	// the newest semver tag when the skill has tags, else with the
+	// default branch as its ref.
+	Source *project.Want
 }
 
 // AddOptions configure Add.
@@ -163,7 +170,9 @@ func (m *Manager) Install(ctx context.Context, opts InstallOptions) (*Result, er
 			if !m.Fresh(lock) {
 				return fmt.Errorf("%w: %s was resolved from another skills.yaml (run 'skillpm install' and commit skills.lock)", ErrStaleLock, m.LockPath())
 			}
-		} else if !m.Fresh(lock) {
+		} else if changed, err := m.localChanged(ctx, lock); err != nil {
+			return err
+		} else if !m.Fresh(lock) || changed {
 			fresh, _, err := m.Resolve(ctx, ResolveOptions{Previous: lock})
 			if err != nil {
 				return err
@@ -204,7 +213,16 @@ func (m *Manager) Add(ctx context.Context, opts AddOptions) (*Result, error) {
 			}
 		}
 		var open []string // added without a constraint
+		var openSources []string
 		for _, w := range opts.Skills {
+			if w.Source != nil {
+				m.Project.SetSource(w.Name, *w.Source)
+				if w.Source.Kind() == project.KindGit && w.Source.Constraint == "" && w.Source.Ref == "" {
+					openSources = append(openSources, w.Name)
+				}
+				open = append(open, w.Name) // resolved afresh
+				continue
+			}
 			if w.Constraint != "" {
 				m.Project.Set(w.Name, w.Constraint)
 			} else {
@@ -222,9 +240,25 @@ func (m *Manager) Add(ctx context.Context, opts AddOptions) (*Result, error) {
 			return err
 		}
 		for _, n := range open {
+			if _, sourced := m.Entry(n); sourced {
+				continue
+			}
 			if s := lock.Find(n); s != nil {
 				m.Project.Set(n, "^"+s.Version)
 			}
+		}
+		for _, n := range openSources {
+			s := lock.Find(n)
+			if s == nil || s.Source == nil {
+				continue
+			}
+			w := m.Project.Skills[n]
+			if tag, ok := strings.CutPrefix(s.Source.Ref, "refs/tags/"); ok && tag != "" {
+				w.Constraint = "^" + s.Version
+			} else if b, ok := strings.CutPrefix(s.Source.Ref, "refs/heads/"); ok {
+				w.Ref = b
+			}
+			m.Project.SetSource(n, w)
 		}
 		lock.Inputs = m.Project.InputsDigest()
 		res, err = m.installAndSave(ctx, lock, opts.Force)

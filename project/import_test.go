@@ -1,26 +1,32 @@
 package project
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
-func TestSetSource(t *testing.T) {
+func TestCheckSourceThenSet(t *testing.T) {
 	m, err := Parse([]byte("# team skills\nregistry: ghcr.io/acme/skills\nskills:\n  pdf: ^1.2 # keep\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.SetSource("docx", map[string]string{"git": "github.com/anthropics/skills", "path": "skills/docx", "ref": "0123456789abcdef0123456789abcdef01234567"}); err != nil {
-		t.Fatal(err)
+	good := map[string]Want{
+		"docx":  {Git: "github.com/anthropics/skills", Path: "skills/docx", Ref: "0123456789abcdef0123456789abcdef01234567"},
+		"brand": {WellKnown: "https://example.com"},
 	}
-	if err := m.SetSource("brand", map[string]string{"wellknown": "https://example.com"}); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"docx", "brand"} {
+		if err := CheckSource(name, good[name]); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		m.SetSource(name, good[name])
 	}
-	if err := m.SetSource("x", map[string]string{"url": "y"}); err == nil {
-		t.Error("an unknown key was accepted")
+	bad := map[string]Want{
+		"../x": {Local: "y"},                                    // a name that is a path
+		"two":  {Git: "github.com/a/b", Local: "./b"},           // two sources
+		"far":  {Local: "../outside"},                           // outside the project
+		"opt":  {Git: "github.com/a/b", Ref: "--upload-pack=x"}, // an option as a ref
 	}
-	if err := m.SetSource("../x", map[string]string{"local": "y"}); err == nil {
-		t.Error("a name that is a path was accepted")
+	for name, w := range bad {
+		if err := CheckSource(name, w); err == nil {
+			t.Errorf("%s: %+v was accepted", name, w)
+		}
 	}
 	data, err := m.Marshal()
 	if err != nil {
@@ -40,7 +46,7 @@ skills:
 	if string(data) != want {
 		t.Errorf("got\n%s\nwant\n%s", data, want)
 	}
-	if !strings.Contains(string(data), "# keep") {
-		t.Error("comment lost")
+	if _, err := Parse(data); err != nil {
+		t.Errorf("what was written does not parse: %v", err)
 	}
 }

@@ -15,13 +15,16 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/sandbox"
 	"github.com/skillpm/skillpm/skill"
+	"github.com/skillpm/skillpm/source/git"
 	"github.com/skillpm/skillpm/toolrun"
 	"gopkg.in/yaml.v3"
 )
@@ -69,15 +72,53 @@ type Tools struct {
 	Sandbox string `yaml:"sandbox,omitempty" json:"sandbox,omitempty"`
 }
 
-// Want is one wanted skill: a constraint, and optionally a registry prefix
-// other than the default. In YAML it is a constraint string, or a mapping
-// with version and registry.
+// Want is one wanted skill: where it comes from and which versions. In
+// YAML it is a constraint string (an OCI skill from the default
+// registry), or a mapping naming one source:
+//
+//	{version, registry}         OCI
+//	{git, path, version | ref}  a git repository (source/git.Parse)
+//	{local}                     a folder inside the project
+//	{wellknown, version}        an origin's /.well-known/agent-skills index
 type Want struct {
 	Constraint string `json:"version"`
 	Registry   string `json:"registry,omitempty"`
+	// Git is the repository as written (any form git.Parse accepts).
+	Git string `json:"git,omitempty"`
+	// Path is the skill's folder inside the repository.
+	Path string `json:"path,omitempty"`
+	// Ref is a branch (tracked), tag or commit (pinned), instead of a
+	// version constraint over semver tags.
+	Ref string `json:"ref,omitempty"`
+	// Local is a folder relative to the project.
+	Local string `json:"local,omitempty"`
+	// WellKnown is an origin serving /.well-known/agent-skills/index.json.
+	WellKnown string `json:"wellknown,omitempty"`
 }
 
-// UnmarshalYAML accepts "^1.2" or {version: ^1.2, registry: ...}.
+// Kinds of source a Want names.
+const (
+	KindOCI       = "oci"
+	KindGit       = "git"
+	KindLocal     = "local"
+	KindWellKnown = "wellknown"
+)
+
+// Kind returns the kind of source w names.
+func (w Want) Kind() string {
+	switch {
+	case w.Git != "":
+		return KindGit
+	case w.Local != "":
+		return KindLocal
+	case w.WellKnown != "":
+		return KindWellKnown
+	}
+	return KindOCI
+}
+
+// UnmarshalYAML accepts "^1.2" or a mapping with the keys of one kind of
+// source; unknown keys are refused.
 func (w *Want) UnmarshalYAML(n *yaml.Node) error {
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -85,16 +126,93 @@ func (w *Want) UnmarshalYAML(n *yaml.Node) error {
 		return nil
 	case yaml.MappingNode:
 		var m struct {
-			Version  string `yaml:"version"`
-			Registry string `yaml:"registry"`
+			Version   string `yaml:"version"`
+			Registry  string `yaml:"registry"`
+			Git       string `yaml:"git"`
+			Path      string `yaml:"path"`
+			Ref       string `yaml:"ref"`
+			Local     string `yaml:"local"`
+			WellKnown string `yaml:"wellknown"`
+		}
+		for i := 0; i < len(n.Content); i += 2 {
+			switch k := n.Content[i].Value; k {
+			case "version", "registry", "git", "path", "ref", "local", "wellknown":
+			default:
+				return fmt.Errorf("line %d: unknown key %q in a skill entry (want version, registry, git, path, ref, local or wellknown)", n.Content[i].Line, k)
+			}
 		}
 		if err := n.Decode(&m); err != nil {
 			return err
 		}
-		w.Constraint, w.Registry = m.Version, m.Registry
+		*w = Want{Constraint: m.Version, Registry: m.Registry, Git: m.Git, Path: m.Path, Ref: m.Ref, Local: m.Local, WellKnown: m.WellKnown}
 		return nil
 	}
-	return fmt.Errorf("line %d: a skill entry is a version constraint or {version, registry}", n.Line)
+	return fmt.Errorf("line %d: a skill entry is a version constraint or a mapping (version/registry, git/path/version/ref, local, wellknown)", n.Line)
+}
+
+// validate checks that w names one source and only the keys that
+// source takes. Errors say what to write instead.
+func (w Want) validate() error {
+	kinds := 0
+	for _, s := range []string{w.Registry, w.Git, w.Local, w.WellKnown} {
+		if s != "" {
+			kinds++
+		}
+	}
+	if kinds > 1 {
+		return errors.New("names more than one source: keep one of registry, git, local and wellknown")
+	}
+	if w.Kind() != KindGit && (w.Path != "" || w.Ref != "") {
+		return errors.New("path and ref go only with git: add 'git: URL', or remove them")
+	}
+	switch w.Kind() {
+	case KindGit:
+		src, err := git.Parse(w.Git)
+		if err != nil {
+			return fmt.Errorf("git: %w; write an https://, ssh://, git@host:path or file:// URL, or github.com/OWNER/REPO", err)
+		}
+		if src.Ref != "" {
+			return fmt.Errorf("git: %q names a ref (@%s): write it as 'ref: %s' or a 'version:' constraint instead", w.Git, src.Ref, src.Ref)
+		}
+		if src.Subdir != "" && w.Path != "" {
+			return fmt.Errorf("git: %q names a folder and path names another: keep one", w.Git)
+		}
+		if w.Constraint != "" && w.Ref != "" {
+			return errors.New("has both version and ref: a version constraint picks among semver tags, a ref names one branch, tag or commit; keep one")
+		}
+		if w.Ref != "" {
+			if _, err := git.Parse("file:///x#" + w.Ref); err != nil || strings.HasPrefix(w.Ref, "-") {
+				return fmt.Errorf("ref %q is not a valid git ref", w.Ref)
+			}
+		}
+		if p := strings.Trim(w.Path, "/"); p != "" {
+			if strings.HasPrefix(w.Path, "/") || slices.Contains(strings.Split(p, "/"), "..") {
+				return fmt.Errorf("path %q must be a folder inside the repository", w.Path)
+			}
+		}
+	case KindLocal:
+		if w.Constraint != "" {
+			return errors.New("a local folder has no versions: remove version")
+		}
+		if filepath.IsAbs(w.Local) || strings.HasPrefix(w.Local, "/") || strings.HasPrefix(filepath.ToSlash(filepath.Clean(w.Local)), "../") || filepath.Clean(w.Local) == ".." {
+			return fmt.Errorf("local: %q must be a folder inside the project (relative, no ..)", w.Local)
+		}
+	}
+	if _, err := semver.NewConstraint(w.constraint()); err != nil {
+		return fmt.Errorf("invalid version constraint %q: %v", w.Constraint, err)
+	}
+	return nil
+}
+
+// GitSource returns the repository, folder and ref w names (Kind
+// KindGit), as git.Parse reads them.
+func (w Want) GitSource() git.Source {
+	src, _ := git.Parse(w.Git)
+	if w.Path != "" {
+		src.Subdir = strings.Trim(path.Clean("/"+w.Path), "/")
+	}
+	src.Ref = w.Ref
+	return src
 }
 
 // ErrNotFound is returned when there is no skills.yaml.
@@ -145,8 +263,8 @@ func Parse(data []byte) (*Manifest, error) {
 		if !skill.ValidName(name) {
 			return nil, fmt.Errorf("skills: %q is not a valid skill name (lowercase letters, digits and single hyphens)", name)
 		}
-		if _, err := semver.NewConstraint(m.Skills[name].constraint()); err != nil {
-			return nil, fmt.Errorf("skill %q: invalid version constraint %q: %v", name, m.Skills[name].Constraint, err)
+		if err := m.Skills[name].validate(); err != nil {
+			return nil, fmt.Errorf("skill %q: %w", name, err)
 		}
 	}
 	for name := range m.Tools.Env {
@@ -237,8 +355,15 @@ func (m *Manifest) Abs(repo string) string {
 // from other inputs is detected as stale. Targets are not inputs: they
 // change where skills go, not which.
 func (m *Manifest) InputsDigest() string {
+	// The source fields are omitted when empty, so a project of OCI
+	// skills keeps the digest it had before sources existed.
 	type want struct {
 		Name, Constraint, Registry string
+		Git                        string `json:",omitempty"`
+		Path                       string `json:",omitempty"`
+		Ref                        string `json:",omitempty"`
+		Local                      string `json:",omitempty"`
+		WellKnown                  string `json:",omitempty"`
 	}
 	in := struct {
 		Registry    string
@@ -246,7 +371,8 @@ func (m *Manifest) InputsDigest() string {
 		Skills      []want
 	}{Registry: m.Registry, Prereleases: m.Prereleases}
 	for _, n := range m.Names() {
-		in.Skills = append(in.Skills, want{n, m.Skills[n].constraint(), m.Skills[n].Registry})
+		w := m.Skills[n]
+		in.Skills = append(in.Skills, want{n, w.constraint(), w.Registry, w.Git, w.Path, w.Ref, w.Local, w.WellKnown})
 	}
 	b, _ := json.Marshal(in)
 	sum := sha256.Sum256(b)
@@ -370,4 +496,32 @@ func (m *Manifest) SetRegistry(name, prefix string) {
 			return
 		}
 	}
+}
+
+// SetSource adds or replaces name as w, written as a mapping in the
+// order git, path, version, ref (or local; or wellknown, version); an OCI
+// want is written as Set and SetRegistry write it.
+func (m *Manifest) SetSource(name string, w Want) {
+	if w.Kind() == KindOCI {
+		m.Set(name, w.Constraint)
+		if w.Registry != "" {
+			m.SetRegistry(name, w.Registry)
+		}
+		return
+	}
+	m.Skills[name] = w
+	v := &yaml.Node{Kind: yaml.MappingNode}
+	for _, kv := range [][2]string{{"git", w.Git}, {"path", w.Path}, {"local", w.Local}, {"wellknown", w.WellKnown}, {"version", w.Constraint}, {"ref", w.Ref}} {
+		if kv[1] != "" {
+			setMapValue(v, kv[0], kv[1])
+		}
+	}
+	skills := m.skillsNode()
+	for i := 0; i+1 < len(skills.Content); i += 2 {
+		if skills.Content[i].Value == name {
+			skills.Content[i+1] = v
+			return
+		}
+	}
+	skills.Content = append(skills.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: name}, v)
 }

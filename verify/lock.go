@@ -133,6 +133,19 @@ func (t *Trust) Check(ctx context.Context, s lockfile.Skill, repo string) (strin
 	return res.Signer, nil
 }
 
+// CheckSource refuses a skill from a source that cannot carry a sigstore
+// signature (a git repository, a local folder, a well-known index) when
+// the policy rule for name (the source as a policy prefix sees it,
+// github.com/acme/skills/pdf) requires signatures. It is
+// manager.SourceTrust's method.
+func (t *Trust) CheckSource(s lockfile.Skill, name string) error {
+	if t.Verifier == nil || !t.Verifier.Required(name) {
+		return nil
+	}
+	return &PolicyError{Repository: name, Manifest: digest.Digest(s.Manifest),
+		Reason: fmt.Sprintf("%s: the trust policy requires signatures here, but a skill from %s cannot carry a sigstore signature; publish it to a registry and sign it (skillpm publish, skillpm sign), or give this source a policy rule of its own (prefix: %s, require: none)", s.Name, s.Repository, name)}
+}
+
 // Ref resolves ref afresh and checks the signatures of the skill manifest
 // it names, the one 'skillpm sign' signs: a range or a bare repository
 // picks its tag as install does, and an image index is looked into.

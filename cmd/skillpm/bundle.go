@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/skillpm/skillpm/lockfile"
 
 	"github.com/urfave/cli/v2"
 
@@ -53,7 +54,24 @@ Examples:
 				return fmt.Errorf("bundle needs a registry client")
 			}
 			out := c.String("output")
-			exp, err := bundle.Export(c.Context, rs.Client, lock, out, bundle.ExportOptions{Abs: m.Project.Abs})
+			// A sourced skill is bundled from its packed copy in the cache.
+			layouts := map[string]string{}
+			for _, s := range lock.Skills {
+				if lockfile.SourceKind(s.Repository) != "" {
+					l, err := m.SourceLayout(c.Context, s)
+					if err != nil {
+						return err
+					}
+					layouts[s.Repository] = l
+				}
+			}
+			abs := func(repo string) string {
+				if l, ok := layouts[repo]; ok {
+					return l
+				}
+				return m.Project.Abs(repo)
+			}
+			exp, err := bundle.Export(c.Context, rs.Client, lock, out, bundle.ExportOptions{Abs: abs})
 			if err != nil {
 				return err
 			}

@@ -21,6 +21,8 @@ import (
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/source/wellknown"
+	"github.com/skillpm/skillpm/source"
+	"github.com/skillpm/skillpm/source/git"
 	skillsync "github.com/skillpm/skillpm/sync"
 	"github.com/skillpm/skillpm/toolrun"
 	"github.com/skillpm/skillpm/verify"
@@ -92,6 +94,19 @@ func exitCode(err error) int {
 	case errors.Is(err, manager.ErrStaleLock):
 		return exitStaleLock
 	case errors.Is(err, manager.ErrLockMismatch), errors.Is(err, lockfile.ErrInvalid), errors.Is(err, importer.ErrFormat):
+	case errors.Is(err, source.ErrPinMismatch):
+		return exitIntegrity // a moved tag, a commit force-pushed away
+	case errors.Is(err, git.ErrSource), errors.Is(err, manager.ErrNoSource):
+		return exitUsage
+	case errors.Is(err, source.ErrNotSkill):
+		return exitInvalid
+	case errors.Is(err, source.ErrNotFound), errors.Is(err, git.ErrNotFound):
+		return exitNotFound
+	case errors.Is(err, git.ErrAuth):
+		return exitAuth
+	case errors.Is(err, git.ErrFailed):
+		return exitNetwork // git could not read the repository
+	case errors.Is(err, manager.ErrLockMismatch), errors.Is(err, lockfile.ErrInvalid):
 		return exitIntegrity
 	case errors.Is(err, skillsync.ErrRejected), errors.Is(err, registry.ErrNotVetted):
 		return exitPolicy
@@ -205,6 +220,12 @@ func hintFor(err error) string {
 	}
 	if errors.Is(err, verify.ErrBadPassphrase) {
 		return "set SKILLPM_KEY_PASSWORD to the passphrase 'skillpm key generate' was given, or unset it to be prompted"
+	}
+	if errors.Is(err, git.ErrFailed) {
+		return "check the repository's URL and the network: 'git ls-remote URL' shows what git sees"
+	}
+	if errors.Is(err, source.ErrNotFound) || errors.Is(err, source.ErrPinMismatch) || errors.Is(err, git.ErrNotFound) {
+		return "" // the source's message names the source and the fix
 	}
 	if errors.Is(err, resolve.ErrNotFound) {
 		return "check the name and the registry it resolves from ('registry:' in skills.yaml, or SKILLPM_REGISTRY); 'skillpm search NAME' finds published skills"

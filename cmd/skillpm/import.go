@@ -211,9 +211,11 @@ func writeSources(c *cli.Context, dir string, ps []*importer.Proposal) error {
 	}
 	for _, p := range ps {
 		en := p.Entry
-		if err := m.SetSource(p.Name, map[string]string{"git": en.Git, "path": en.Path, "ref": en.Ref, "wellknown": en.WellKnown, "local": en.Local}); err != nil {
+		w := project.Want{Git: en.Git, Path: en.Path, Ref: en.Ref, WellKnown: en.WellKnown, Local: en.Local}
+		if err := project.CheckSource(p.Name, w); err != nil {
 			return err
 		}
+		m.SetSource(p.Name, w)
 	}
 	data, err := m.Marshal()
 	if err != nil {

@@ -64,7 +64,7 @@ func addCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "add",
 		Usage: "add skills to skills.yaml, then resolve, lock and install",
-		UsageText: `skillpm add [options] NAME[@CONSTRAINT]|REF...
+		UsageText: `skillpm add [options] NAME[@CONSTRAINT]|REF|SOURCE...
 
 Without a constraint, the newest version is added as ^VERSION.
 Constraints use semver ranges: ^1.2, ~1.2.3, ">=1.0 <2", 1.x.
@@ -72,16 +72,24 @@ REF is a repository (registry.example.com/org/skills/pdf[:TAG|@RANGE],
 oci:PATH): its skill is added from there (a tag as that exact version).
 A collection's REF ('publish --collection') adds each of its skills from
 its own repository at the version the collection pins.
+SOURCE is a git repository (github.com/OWNER/REPO[/FOLDER][@REF], an
+https://, ssh://, git@HOST:PATH or file:// URL) or a ./folder of the
+project; a repository holding several skills needs --skill or --all.
 
 Examples:
   skillpm add pdf-tools
   skillpm add pdf-tools@^1.2 slugify@~1.0
   skillpm add ghcr.io/acme/skills/pdf-tools:1.2.0
   skillpm add ghcr.io/acme/collections/starter:1.0.0
+  skillpm add github.com/anthropics/skills --skill pdf --skill docx
+  skillpm add github.com/acme/skills/skills/pdf@main
+  skillpm add ./skills/dev
   skillpm add -g release-notes      # into ~/.claude/skills and ~/.agents/skills
   skillpm add --agent codex --agent claude-code pdf-tools   # agents: [codex, claude-code] in skills.yaml`,
 		Flags: append(projectFlags(),
 			&cli.StringFlag{Name: "registry", Usage: "resolve these skills from `PREFIX` instead of the project default"},
+			&cli.StringSliceFlag{Name: "skill", Usage: "add the skill `NAME` of a repository that holds several (repeatable)"},
+			&cli.BoolFlag{Name: "all", Usage: "add every skill of a repository"},
 			&cli.BoolFlag{Name: "force", Usage: "replace managed skills that have local edits"},
 			agentFlag("install for agent `NAME` (repeatable); recorded in skills.yaml's agents: when it changes the folders skills install into"),
 		),
@@ -94,8 +102,20 @@ Examples:
 				return err
 			}
 			opts := manager.AddOptions{Registry: c.String("registry"), Force: c.Bool("force")}
-			var refs []string // OCI references (addref.go), expanded once the project is open
+			m, err := openManager(e, c, openOptions{create: true, trust: true})
+			if err != nil {
+				return err
+			}
+			var refs []string // OCI references (addref.go), expanded below
 			for _, arg := range c.Args().Slice() {
+				if isSourceArg(arg) {
+					ws, err := sourceWants(c.Context, c, m, arg)
+					if err != nil {
+						return err
+					}
+					opts.Skills = append(opts.Skills, ws...)
+					continue
+				}
 				if ociRefArg(arg) {
 					refs = append(refs, arg)
 					continue
@@ -109,10 +129,6 @@ Examples:
 					w.Constraint = d.constraint
 				}
 				opts.Skills = append(opts.Skills, w)
-			}
-			m, err := openManager(e, c, openOptions{create: true, trust: true})
-			if err != nil {
-				return err
 			}
 			for _, r := range refs {
 				ws, err := wantsFromRef(c, e, m, r)

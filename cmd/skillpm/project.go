@@ -157,11 +157,14 @@ func openManager(e *env, c *cli.Context, o openOptions) (*manager.Manager, error
 		}
 		src = rs
 	}
-	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: os.Getenv("SKILLPM_REGISTRY")}
+	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: os.Getenv("SKILLPM_REGISTRY"), PinnedFromRegistry: o.bundle != ""}
 	if e.stderrTTY && !e.quiet || e.debug {
 		m.Log = e.stderr
 	}
 	m.AfterSwap = crashHook()
+	if err := setSources(e, c, m); err != nil {
+		return nil, err
+	}
 	if err := setScope(e, po, m); err != nil {
 		return nil, err
 	}

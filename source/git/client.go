@@ -29,9 +29,13 @@ var (
 	ErrNoGit = errors.New("git is not installed")
 	// ErrNotFound: the repository, ref or folder does not exist.
 	ErrNotFound = errors.New("not found")
-	// ErrFailed: git could not read the repository (network,
-	// credentials, a server error); its own message is kept.
+	// ErrFailed: git could not read the repository (network, a server
+	// error); its own message is kept.
 	ErrFailed = errors.New("git failed")
+	// ErrAuth: the server wants credentials that the user's git setup
+	// (credential helpers, GIT_ASKPASS, SSH agent) did not give, or
+	// refused them.
+	ErrAuth = errors.New("git: credentials missing or refused")
 )
 
 // DefaultTimeout bounds one git command when Client.Timeout is zero.
@@ -61,7 +65,8 @@ type Client struct {
 	Limits registry.Limits
 
 	mu    sync.Mutex
-	locks map[string]*sync.Mutex // per cached repository
+	locks map[string]*sync.RWMutex // per cached repository: fetches write, reads share
+	whole map[string]bool          // dir+commit whose blobs were all fetched
 }
 
 // Ref is one of a remote's tags or branches.
@@ -125,6 +130,13 @@ func (c *Client) Fetch(ctx context.Context, url, commit string) error {
 	if !IsCommit(commit) {
 		return fmt.Errorf("fetch %s: %q is not a full commit id", Redact(url), commit)
 	}
+	if dir, runlock, err := c.repoRead(ctx, url); err == nil {
+		cached := c.has(ctx, dir, commit)
+		runlock()
+		if cached {
+			return nil
+		}
+	}
 	dir, unlock, err := c.repo(ctx, url)
 	if err != nil {
 		return err
@@ -140,8 +152,85 @@ func (c *Client) Fetch(ctx context.Context, url, commit string) error {
 		}
 		return fmt.Errorf("fetch %s at %s: %w", Redact(url), commit, err)
 	}
-	if !c.has(ctx, dir, commit) {
-		return fmt.Errorf("fetch %s: commit %s %w after fetching it", Redact(url), commit, ErrNotFound)
+	if _, err := c.run(ctx, dir, "update-ref", "refs/skillpm/"+commit, commit); err != nil {
+		return fmt.Errorf("fetch %s: commit %s %w after fetching it (%v)", Redact(url), commit, ErrNotFound, err)
+	}
+	// A small tree (the common monorepo of skills) gets all its blobs
+	// now, in one request, rather than one skill at a time.
+	if err := c.prefetch(ctx, dir, commit, "", maxWholeTree); err != nil {
+		return fmt.Errorf("fetch %s at %s: %w", Redact(url), commit, err)
+	}
+	return nil
+}
+
+// isWhole reports whether all of commit's blobs were fetched in this
+// run; markWhole records it.
+func (c *Client) isWhole(dir, commit string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.whole[dir+"@"+commit]
+}
+
+func (c *Client) markWhole(dir, commit string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.whole == nil {
+		c.whole = map[string]bool{}
+	}
+	c.whole[dir+"@"+commit] = true
+}
+
+// maxWholeTree is the most files a commit may have for Fetch to fetch
+// all its blobs at once; a larger repository's blobs are fetched per
+// exported folder.
+const maxWholeTree = 5000
+
+// prefetch fetches, in batched requests, the blobs under subdir ("" for
+// all) of commit that a partial fetch left out, when there are at most
+// limit files there (0: no limit). Without it, git would fetch each
+// missing blob in a request of its own while exporting.
+func (c *Client) prefetch(ctx context.Context, dir, commit, subdir string, limit int) error {
+	args := []string{"ls-tree", "-r", "-z", commit}
+	if subdir != "" {
+		args = append(args, "--", subdir+"/")
+	}
+	out, err := c.run(ctx, dir, args...)
+	if err != nil {
+		return err
+	}
+	blobs := map[string]bool{}
+	for _, e := range strings.Split(string(out), "\x00") {
+		meta, _, ok := strings.Cut(e, "\t")
+		if f := strings.Fields(meta); ok && len(f) == 3 && f[1] == "blob" {
+			blobs[f[2]] = true
+		}
+	}
+	if limit > 0 && len(blobs) > limit {
+		return nil
+	}
+	if subdir == "" {
+		defer func() { c.markWhole(dir, commit) }()
+	}
+	if len(blobs) == 0 {
+		return nil
+	}
+	out, err = c.run(ctx, dir, "rev-list", "--objects", "--missing=print", "--no-object-names", commit)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if oid, ok := strings.CutPrefix(line, "?"); ok && blobs[oid] {
+			missing = append(missing, oid)
+		}
+	}
+	for len(missing) > 0 {
+		n := min(len(missing), 1000)
+		args := append([]string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--filter=blob:none", "origin"}, missing[:n]...)
+		if _, err := c.run(ctx, dir, args...); err != nil {
+			return err
+		}
+		missing = missing[n:]
 	}
 	return nil
 }
@@ -150,7 +239,7 @@ func (c *Client) Fetch(ctx context.Context, url, commit string) error {
 // that hold a SKILL.md, slash-separated and sorted. Commit must have been
 // fetched.
 func (c *Client) SkillDirs(ctx context.Context, url, commit, subdir string) ([]string, error) {
-	dir, unlock, err := c.repo(ctx, url)
+	dir, unlock, err := c.repoRead(ctx, url)
 	if err != nil {
 		return nil, err
 	}
@@ -179,19 +268,33 @@ func (c *Client) SkillDirs(ctx context.Context, url, commit, subdir string) ([]s
 // limits). Commit must have been fetched; blobs missing from a partial
 // clone are fetched now.
 func (c *Client) Export(ctx context.Context, url, commit, subdir, dst string) error {
-	dir, unlock, err := c.repo(ctx, url)
+	dir, unlock, err := c.repoRead(ctx, url)
 	if err != nil {
 		return err
 	}
-	defer unlock()
 	// "COMMIT:" is the root tree; COMMIT alone would be the commit.
 	treeish := commit + ":" + subdir
-	if kind, err := c.run(ctx, dir, "cat-file", "-t", treeish); err != nil || strings.TrimSpace(string(kind)) != "tree" {
-		return fmt.Errorf("%s at %s: folder %q %w", Redact(url), commit, subdir, ErrNotFound)
+	if !c.isWhole(dir, commit) {
+		// Fetch the folder's missing blobs in one request, holding the
+		// repository for writing.
+		unlock()
+		_, wunlock, err := c.repo(ctx, url)
+		if err != nil {
+			return err
+		}
+		err = c.prefetch(ctx, dir, commit, subdir, 0)
+		wunlock()
+		if err != nil {
+			return fmt.Errorf("%s at %s: %w", Redact(url), commit, err)
+		}
+		if dir, unlock, err = c.repoRead(ctx, url); err != nil {
+			return err
+		}
 	}
+	defer unlock()
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
-	cmd := c.command(ctx, dir, "archive", "--format=tar.gz", treeish)
+	cmd := c.command(ctx, dir, "archive", "--format=tar", treeish) // no gzip: it is read on the spot
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 64 << 10}
 	out, err := cmd.StdoutPipe()
@@ -207,6 +310,10 @@ func (c *Client) Export(ctx context.Context, url, commit, subdir, dst string) er
 	}
 	io.Copy(io.Discard, out)
 	werr := cmd.Wait()
+	if msg := stderr.String(); werr != nil && (strings.Contains(msg, "not a valid object name") || strings.Contains(msg, "not a tree object")) {
+		os.RemoveAll(dst)
+		return fmt.Errorf("%s at %s: folder %q %w", Redact(url), commit, subdir, ErrNotFound)
+	}
 	if uerr != nil {
 		return fmt.Errorf("%s at %s: %w", Redact(url), commit, uerr)
 	}
@@ -227,11 +334,11 @@ func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
 	dir := filepath.Join(c.CacheDir, hex.EncodeToString(sum[:16])+".git")
 	c.mu.Lock()
 	if c.locks == nil {
-		c.locks = map[string]*sync.Mutex{}
+		c.locks = map[string]*sync.RWMutex{}
 	}
 	l := c.locks[dir]
 	if l == nil {
-		l = &sync.Mutex{}
+		l = &sync.RWMutex{}
 		c.locks[dir] = l
 	}
 	c.mu.Unlock()
@@ -265,6 +372,21 @@ func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
 	return dir, l.Unlock, nil
 }
 
+// repoRead is repo for commands that only read the cached repository:
+// they run side by side.
+func (c *Client) repoRead(ctx context.Context, url string) (string, func(), error) {
+	dir, unlock, err := c.repo(ctx, url) // creates it when need be
+	if err != nil {
+		return "", nil, err
+	}
+	unlock()
+	c.mu.Lock()
+	l := c.locks[dir]
+	c.mu.Unlock()
+	l.RLock()
+	return dir, l.RUnlock, nil
+}
+
 func (c *Client) stallSeconds() int {
 	if c.Stall <= 0 {
 		return 30
@@ -272,8 +394,15 @@ func (c *Client) stallSeconds() int {
 	return max(1, int(c.Stall/time.Second))
 }
 
+// has reports whether commit was fetched into dir: Fetch records each
+// commit under refs/skillpm/, which also keeps it from garbage
+// collection. Looking up a ref, unlike reading the object, never makes a
+// partial clone fetch what it lacks.
 func (c *Client) has(ctx context.Context, dir, commit string) bool {
-	_, err := c.run(ctx, dir, "cat-file", "-e", commit+"^{commit}")
+	if _, err := os.Stat(filepath.Join(dir, "refs", "skillpm", commit)); err == nil {
+		return true // a loose ref: no git process needed
+	}
+	_, err := c.run(ctx, dir, "show-ref", "--verify", "--quiet", "refs/skillpm/"+commit)
 	return err == nil
 }
 
@@ -300,6 +429,7 @@ func (c *Client) command(ctx context.Context, dir string, args ...string) *exec.
 		"-c", "protocol.ext.allow=never",
 		"-c", "protocol.file.allow=always",
 		"-c", "fetch.fsckObjects=true",
+		"-c", "gc.auto=0", "-c", "maintenance.auto=false", // the cache is skillpm's, collected by nobody mid-install
 		"-c", "http.lowSpeedLimit=1024",
 		"-c", fmt.Sprintf("http.lowSpeedTime=%d", c.stallSeconds()),
 	}, args...)
@@ -345,7 +475,22 @@ func (c *Client) run(ctx context.Context, dir string, args ...string) ([]byte, e
 	if msg == "" {
 		msg = err.Error()
 	}
-	return nil, fmt.Errorf("%w: %s", ErrFailed, msg)
+	return nil, classify(msg)
+}
+
+// classify turns git's message into the error a caller tells apart.
+func classify(msg string) error {
+	low := strings.ToLower(msg)
+	switch {
+	case strings.Contains(low, "could not read username"), strings.Contains(low, "could not read password"),
+		strings.Contains(low, "authentication failed"), strings.Contains(low, "permission denied (publickey"),
+		strings.Contains(low, "http basic: access denied"):
+		return fmt.Errorf("%w: %s (set up a git credential helper, GIT_ASKPASS or an SSH key for this host, as for 'git clone')", ErrAuth, msg)
+	case strings.Contains(low, "does not appear to be a git repository"), strings.Contains(low, "repository not found"),
+		strings.Contains(low, "' not found"), strings.Contains(low, "no such repository"):
+		return fmt.Errorf("repository %w: %s", ErrNotFound, msg)
+	}
+	return fmt.Errorf("%w: %s", ErrFailed, msg)
 }
 
 func (c *Client) startError(err error) error {

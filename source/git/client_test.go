@@ -149,8 +149,8 @@ func TestMissing(t *testing.T) {
 	if err := c.Fetch(ctx, url, gone); !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrFailed) {
 		t.Errorf("Fetch(unknown commit) = %v; want ErrNotFound or ErrFailed", err)
 	}
-	if _, err := c.Refs(ctx, "file://"+filepath.Join(t.TempDir(), "none.git")); !errors.Is(err, ErrFailed) {
-		t.Errorf("Refs(no repository) = %v; want ErrFailed", err)
+	if _, err := c.Refs(ctx, "file://"+filepath.Join(t.TempDir(), "none.git")); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Refs(no repository) = %v; want ErrNotFound", err)
 	}
 	noGit := &Client{Git: filepath.Join(t.TempDir(), "no-git"), CacheDir: t.TempDir()}
 	if _, err := noGit.Refs(ctx, url); !errors.Is(err, ErrNoGit) || !strings.Contains(err.Error(), "install git") {
