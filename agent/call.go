@@ -100,7 +100,8 @@ func (c *Catalog) UseSkill(ctx context.Context, name, script string, args []stri
 		e := &toolrun.Error{Kind: toolrun.SkillNotFound, Skill: name, Script: script, Msg: "not installed; " + availableNames(err)}
 		return &toolrun.ExecResult{ExitCode: -1, Error: e.Error(), ErrorType: e.Kind}, e
 	}
-	return toolrun.Exec(ctx, toolrun.Script{Skill: s.Name, Dir: s.Dir, Path: script, Args: args, Secrets: s.Secrets, Permissions: Permissions(s.Permissions)}, opts)
+	return toolrun.Exec(ctx, toolrun.Script{Skill: s.Name, Dir: s.Dir, Path: script, Args: args, Secrets: s.Secrets,
+		Permissions: Permissions(s.Permissions), Confirm: s.ScriptConfirmation(script)}, opts)
 }
 
 func availableNames(err error) string {
@@ -127,6 +128,7 @@ func (t Tool) RunTool() toolrun.Tool {
 		OutputSchema: t.OutputSchema,
 		Secrets:      t.Skill.Secrets,
 		Permissions:  Permissions(t.Skill.Permissions),
+		Confirm:      t.Confirmation(),
 	}
 }
 

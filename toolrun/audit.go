@@ -33,6 +33,10 @@ type AuditRecord struct {
 	Error      Kind      `json:"error,omitempty"`
 	Denied     string    `json:"denied,omitempty"` // what the sandbox denied
 	Sandbox    string    `json:"sandbox"`          // off, default, strict
+	// Confirmation is how a gated run was confirmed (--yes, prompt,
+	// elicitation), or declined or refused; empty for runs without a
+	// gate.
+	Confirmation string `json:"confirmation,omitempty"`
 }
 
 // record appends r; write errors are ignored (the run's outcome does not
@@ -52,12 +56,12 @@ func (a *AuditLog) record(r AuditRecord) {
 }
 
 // audit records a finished run.
-func (o Options) audit(start time.Time, skill, dir, tool, script string, exit int, err error) {
+func (o Options) audit(start time.Time, skill, dir, tool, script string, exit int, confirmed string, err error) {
 	if o.Audit == nil {
 		return
 	}
 	r := AuditRecord{Time: start.UTC(), Skill: skill, Dir: dir, Tool: tool, Script: script,
-		DurationMS: time.Since(start).Milliseconds(), ExitCode: exit, Error: KindOf(err), Sandbox: string(o.Sandbox.mode())}
+		DurationMS: time.Since(start).Milliseconds(), ExitCode: exit, Error: KindOf(err), Sandbox: string(o.Sandbox.mode()), Confirmation: confirmed}
 	if e, ok := err.(*Error); ok && e.Kind == PermissionDenied {
 		r.Denied = e.Msg
 	}
