@@ -44,9 +44,15 @@ type Skill struct {
 	Scope       install.Scope `json:"scope"`    // user or project
 	Root        string        `json:"root"`     // discovery folder, as configured (".claude/skills", "~/.agents/skills")
 	Managed     bool          `json:"managed"`  // installed by skillpm
-	Shadows     []string      `json:"shadows,omitempty"`
-	Tools       []skill.Tool  `json:"tools,omitempty"`
-	Secrets     []string      `json:"secrets,omitempty"`
+	// Manifest and Tree are the install record's digests of a managed
+	// skill: the locked manifest, and the files as installed.
+	Manifest string `json:"manifest,omitempty"`
+	Tree     string `json:"tree,omitempty"`
+	// installed is the install record's version of a managed skill.
+	installed string
+	Shadows   []string     `json:"shadows,omitempty"`
+	Tools     []skill.Tool `json:"tools,omitempty"`
+	Secrets   []string     `json:"secrets,omitempty"`
 	// Permissions are what the skill declares (Universal §8); nil when
 	// nothing, and the sandbox then applies its default profile.
 	Permissions *skill.Permissions `json:"permissions,omitempty"`
@@ -161,6 +167,9 @@ func Build(ctx context.Context, opts Options) (*Catalog, error) {
 			Scope:               e.Root.Scope,
 			Root:                e.Root.Rel,
 			Managed:             e.Managed,
+			Manifest:            e.Manifest,
+			Tree:                e.Tree,
+			installed:           e.Version,
 			Shadows:             e.Shadows,
 			Tools:               r.Skill.Tools,
 			Secrets:             r.Skill.Secrets,

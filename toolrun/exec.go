@@ -20,6 +20,8 @@ type Script struct {
 	// Confirm, if set, is the gate in front of the script; see
 	// Tool.Confirm.
 	Confirm *Confirmation
+	// Origin identifies the skill in the audit log.
+	Origin Origin
 }
 
 // ExecResult is the use_skill result, JSON-tagged as the skills-as-tools
@@ -52,7 +54,7 @@ func Exec(ctx context.Context, s Script, opts Options) (*ExecResult, error) {
 	confirmed := ""
 	fail := func(e *Error) (*ExecResult, error) {
 		e.Skill, e.Script = s.Skill, s.Path
-		opts.audit(start, s.Skill, s.Dir, "", s.Path, res.ExitCode, confirmed, e)
+		opts.audit(AuditRecord{Skill: s.Skill, Origin: s.Origin, Dir: s.Dir, Script: s.Path, Confirmation: confirmed}, start, res.ExitCode, e)
 		res.Success, res.Error, res.ErrorType = false, e.Error(), e.Kind
 		return res, e
 	}
@@ -111,6 +113,6 @@ func Exec(ctx context.Context, s Script, opts Options) (*ExecResult, error) {
 		return fail(sandboxDenied(e, p, oc))
 	}
 	res.Success = true
-	opts.audit(start, s.Skill, s.Dir, "", s.Path, res.ExitCode, confirmed, nil)
+	opts.audit(AuditRecord{Skill: s.Skill, Origin: s.Origin, Dir: s.Dir, Script: s.Path, Confirmation: confirmed}, start, res.ExitCode, nil)
 	return res, nil
 }

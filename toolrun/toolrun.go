@@ -77,6 +77,8 @@ type Tool struct {
 	// Confirm, if set, is the gate in front of the tool: Options.Confirm
 	// must confirm before the handler runs.
 	Confirm *Confirmation
+	// Origin identifies the skill in the audit log.
+	Origin Origin
 }
 
 // Options configures a run. The zero value is ready to use.
@@ -160,7 +162,7 @@ func RunTool(ctx context.Context, t Tool, input json.RawMessage, opts Options) (
 	fail := func(e *Error) (*Result, error) {
 		e.Skill, e.Tool = t.Skill, t.Name
 		res.Output = e.Envelope()
-		opts.audit(start, t.Skill, t.Dir, t.Name, "", res.ExitCode, confirmed, e)
+		opts.audit(AuditRecord{Skill: t.Skill, Origin: t.Origin, Dir: t.Dir, Tool: t.Name, Confirmation: confirmed}, start, res.ExitCode, e)
 		return res, e
 	}
 	opts, err := opts.withDefaults()
@@ -248,7 +250,7 @@ func RunTool(ctx context.Context, t Tool, input json.RawMessage, opts Options) (
 	if e := checkOutput(t.OutputSchema, res.Output, isText); e != nil {
 		return fail(e)
 	}
-	opts.audit(start, t.Skill, t.Dir, t.Name, "", res.ExitCode, confirmed, nil)
+	opts.audit(AuditRecord{Skill: t.Skill, Origin: t.Origin, Dir: t.Dir, Tool: t.Name, Confirmation: confirmed}, start, res.ExitCode, nil)
 	return res, nil
 }
 
