@@ -102,7 +102,11 @@ const (
 type Policy struct {
 	Rules     []Rule `json:"rules"`
 	Net       Net    `json:"net"`
-	ProxyPort int    `json:"proxy_port,omitempty"` // with NetProxy
+	ProxyPort int    `json:"proxy_port,omitempty"` // with NetProxy: the port inside the sandbox (InProxyPort)
+	// ProxySocket is the unix socket the filtering proxy serves on,
+	// outside the sandbox; the launcher forwards 127.0.0.1:ProxyPort to
+	// it. With NetProxy and no socket the sandbox has no network.
+	ProxySocket string `json:"proxy_socket,omitempty"`
 	// MaxProcs caps the processes of the sandbox (RLIMIT_NPROC in its own
 	// user namespace), against fork bombs; 0 leaves the limit alone.
 	MaxProcs int `json:"max_procs,omitempty"`

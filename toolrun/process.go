@@ -42,6 +42,7 @@ type proc struct {
 	redact    *strings.Replacer // if set, replaces secret values in stdout and stderr
 	policy    *sandbox.Policy   // if set, run confined through launcher
 	launcher  string
+	proxy     *sandbox.Proxy // the filtering proxy of a NetProxy policy
 }
 
 // outcome is what running a proc produced.
