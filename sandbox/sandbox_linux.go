@@ -133,6 +133,11 @@ func Launch(args []string) (int, error) {
 	if err := restrict(pol); err != nil {
 		return 126, fmt.Errorf("skillpm sandbox: %w", err)
 	}
+	if pol.ExecOnce {
+		if err := execOnce(); err != nil {
+			return 126, fmt.Errorf("skillpm sandbox: %w", err)
+		}
+	}
 
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
