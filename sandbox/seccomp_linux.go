@@ -82,19 +82,29 @@ func execFilter(arch uint32) []unix.SockFilter {
 // no_new_privs set) and starts the goroutine that answers it. Processes
 // started from this thread inherit the filter.
 func execOnce() error {
+	fd, err := installExecFilter()
+	if err != nil {
+		return err
+	}
+	go superviseExec(fd)
+	return nil
+}
+
+// installExecFilter installs the exec filter on the calling thread and
+// returns its listener.
+func installExecFilter() (int, error) {
 	arch := auditArch()
 	if arch == 0 {
-		return fmt.Errorf("exec control is not implemented on %s", runtime.GOARCH)
+		return -1, fmt.Errorf("exec control is not implemented on %s", runtime.GOARCH)
 	}
 	f := execFilter(arch)
 	prog := unix.SockFprog{Len: uint16(len(f)), Filter: &f[0]}
 	fd, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&prog)))
 	runtime.KeepAlive(f)
 	if errno != 0 {
-		return fmt.Errorf("seccomp: %w", errno)
+		return -1, fmt.Errorf("seccomp: %w", errno)
 	}
-	go superviseExec(int(fd))
-	return nil
+	return int(fd), nil
 }
 
 // superviseExec answers the filter's notifications: the first exec

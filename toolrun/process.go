@@ -90,19 +90,35 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 	// and Wait returns as soon as the main process exits.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	setGroup(cmd)
-	if p.policy != nil {
+	direct := p.policy != nil && !sandbox.NeedsLauncher(*p.policy)
+	if p.policy != nil && !direct {
 		if err := sandbox.Wrap(cmd, *p.policy, p.launcher); err != nil {
 			closeAll(inR, inW, outR, outW, errR, errW)
 			return outcome{exitCode: -1}, err
 		}
 	}
-	cmd.Cancel = func() error { return terminateGroup(cmd.Process) }
+	cmd.Cancel = func() error {
+		err := terminateGroup(cmd.Process)
+		if direct && !sandbox.CatchesSIGTERM(cmd.Process.Pid) {
+			// PID 1 of its namespace: the kernel drops a SIGTERM it does
+			// not catch, and its default action would have ended it.
+			cmd.Process.Kill()
+		}
+		return err
+	}
 	cmd.WaitDelay = killGrace // then os/exec kills the main process outright
 
-	if err := cmd.Start(); err != nil {
+	release := func() {}
+	if direct {
+		release, err = sandbox.Start(cmd, *p.policy)
+	} else {
+		err = cmd.Start()
+	}
+	if err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return outcome{exitCode: -1}, err
 	}
+	defer release()
 	closeAll(inR, outW, errW) // the child has its copies
 	p.groups.add(cmd.Process)
 
