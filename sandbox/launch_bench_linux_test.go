@@ -24,7 +24,8 @@ func TestMain(m *testing.M) {
 
 // BenchmarkLaunch splits the cost of a confined start of /bin/true: a
 // plain fork+exec; the same in new user, PID and network namespaces
-// (the kernel's share); through the launcher (this test binary, which
+// (the kernel's share); confined by Start (namespaces, Landlock and the
+// exec filter, no second program); through the launcher (this test binary, which
 // links little: the re-exec, Landlock and seccomp); and through the
 // launcher named by $SKILLPM_LAUNCHER (the skillpm binary, whose package
 // initialisation is the difference), when set.
@@ -66,6 +67,20 @@ func BenchmarkLaunch(b *testing.B) {
 			}
 			return nil
 		})
+	})
+	b.Run("start", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command(prog)
+			cmd.Env = []string{}
+			done, err := Start(cmd, pol)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := cmd.Wait(); err != nil {
+				b.Fatal(err)
+			}
+			done()
+		}
 	})
 	b.Run("launcher", func(b *testing.B) { run(b, func(cmd *exec.Cmd) error { return Wrap(cmd, pol, self) }) })
 	if l := os.Getenv("SKILLPM_LAUNCHER"); l != "" {

@@ -33,6 +33,8 @@ type Sandbox struct {
 	// names to loopback servers). Default: the system resolver and TCP.
 	ProxyDial func(ctx context.Context, network, addr string) (net.Conn, error)
 
+	viaLauncher bool // benchmarks: start through the launcher, as before direct starts
+
 	once sync.Once
 }
 
@@ -118,7 +120,7 @@ func (o Options) confine(p *proc, perms sandbox.Permissions, skillFolder string)
 		}
 		cleanup = func() { stop(); os.RemoveAll(tmp) }
 	}
-	p.policy, p.launcher = &pol, launcher
+	p.policy, p.launcher, p.viaLauncher = &pol, launcher, s.viaLauncher
 	return cleanup, nil
 }
 

@@ -29,20 +29,21 @@ const (
 
 // proc is one child process to run: argv, no shell.
 type proc struct {
-	path      string
-	args      []string
-	stdin     []byte
-	dir       string
-	env       []string
-	timeout   time.Duration
-	maxOutput int
-	stderr    io.Writer         // optional live copy of the child's stderr
-	groups    *Groups           // optional; told about the child while it runs
-	runtime   string            // python, node, bash or "" (for finding a shim's interpreter)
-	redact    *strings.Replacer // if set, replaces secret values in stdout and stderr
-	policy    *sandbox.Policy   // if set, run confined through launcher
-	launcher  string
-	proxy     *sandbox.Proxy // the filtering proxy of a NetProxy policy
+	path        string
+	args        []string
+	stdin       []byte
+	dir         string
+	env         []string
+	timeout     time.Duration
+	maxOutput   int
+	stderr      io.Writer         // optional live copy of the child's stderr
+	groups      *Groups           // optional; told about the child while it runs
+	runtime     string            // python, node, bash or "" (for finding a shim's interpreter)
+	redact      *strings.Replacer // if set, replaces secret values in stdout and stderr
+	policy      *sandbox.Policy   // if set, run confined through launcher
+	launcher    string
+	proxy       *sandbox.Proxy // the filtering proxy of a NetProxy policy
+	viaLauncher bool           // benchmarks: use the launcher even when not needed
 }
 
 // outcome is what running a proc produced.
@@ -90,7 +91,7 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 	// and Wait returns as soon as the main process exits.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	setGroup(cmd)
-	direct := p.policy != nil && !sandbox.NeedsLauncher(*p.policy)
+	direct := p.policy != nil && !sandbox.NeedsLauncher(*p.policy) && !p.viaLauncher
 	if p.policy != nil && !direct {
 		if err := sandbox.Wrap(cmd, *p.policy, p.launcher); err != nil {
 			closeAll(inR, inW, outR, outW, errR, errW)
