@@ -81,12 +81,26 @@ func execFilter(arch uint32) []unix.SockFilter {
 // execOnce installs the filter on the calling thread (locked, with
 // no_new_privs set) and starts the goroutine that answers it. Processes
 // started from this thread inherit the filter.
+//
+// The launcher then starts the handler with a vfork, which holds this
+// thread and its P until the child's execve returns, and that execve
+// waits for the supervisor: so the supervisor must already be running on
+// a thread of its own, and a second P must exist for it to continue on.
 func execOnce() error {
 	fd, err := installExecFilter()
 	if err != nil {
 		return err
 	}
-	go superviseExec(fd)
+	if runtime.GOMAXPROCS(0) < 2 {
+		runtime.GOMAXPROCS(2)
+	}
+	ready := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		close(ready)
+		superviseExec(fd)
+	}()
+	<-ready
 	return nil
 }
 
