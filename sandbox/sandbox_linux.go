@@ -143,6 +143,12 @@ func Launch(args []string) (int, error) {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	cmd := exec.Command(args[2], args[3:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	// A nested user namespace, for no privilege: without one, os/exec
+	// starts the child with vfork, which holds this thread in a raw
+	// system call until the child's execve returns; that execve waits for
+	// the exec supervisor, and a garbage collection starting meanwhile
+	// would wait for this thread forever, stopping the supervisor too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER}
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM) {
 			return 126, fmt.Errorf("skillpm sandbox: exec %s: permission denied", args[2])

@@ -82,10 +82,10 @@ func execFilter(arch uint32) []unix.SockFilter {
 // no_new_privs set) and starts the goroutine that answers it. Processes
 // started from this thread inherit the filter.
 //
-// The launcher then starts the handler with a vfork, which holds this
-// thread and its P until the child's execve returns, and that execve
-// waits for the supervisor: so the supervisor must already be running on
-// a thread of its own, and a second P must exist for it to continue on.
+// The handler's execve waits for the supervisor, so the supervisor runs
+// on a thread of its own, already started, with a second P to continue
+// on, and the launcher does not start the handler with vfork (see
+// Launch).
 func execOnce() error {
 	fd, err := installExecFilter()
 	if err != nil {
