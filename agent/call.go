@@ -100,7 +100,8 @@ func (c *Catalog) UseSkill(ctx context.Context, name, script string, args []stri
 		e := &toolrun.Error{Kind: toolrun.SkillNotFound, Skill: name, Script: script, Msg: "not installed; " + availableNames(err)}
 		return &toolrun.ExecResult{ExitCode: -1, Error: e.Error(), ErrorType: e.Kind}, e
 	}
-	return toolrun.Exec(ctx, toolrun.Script{Skill: s.Name, Dir: s.Dir, Path: script, Args: args, Secrets: s.Secrets, Permissions: Permissions(s.Permissions)}, opts)
+	return toolrun.Exec(ctx, toolrun.Script{Skill: s.Name, Dir: s.Dir, Path: script, Args: args, Secrets: s.Secrets,
+		Permissions: Permissions(s.Permissions), Confirm: s.ScriptConfirmation(script), Origin: s.origin()}, opts)
 }
 
 func availableNames(err error) string {
@@ -127,7 +128,18 @@ func (t Tool) RunTool() toolrun.Tool {
 		OutputSchema: t.OutputSchema,
 		Secrets:      t.Skill.Secrets,
 		Permissions:  Permissions(t.Skill.Permissions),
+		Confirm:      t.Confirmation(),
+		Origin:       t.Skill.origin(),
 	}
+}
+
+// origin identifies the skill for the audit log.
+func (s *Skill) origin() toolrun.Origin {
+	v := s.Version
+	if s.installed != "" {
+		v = s.installed
+	}
+	return toolrun.Origin{Version: v, Manifest: s.Manifest, Tree: s.Tree}
 }
 
 // CallTool runs the effective tool called name with input (a JSON object)

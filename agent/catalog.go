@@ -48,12 +48,22 @@ type Skill struct {
 	Scope       install.Scope `json:"scope"`    // user or project
 	Root        string        `json:"root"`     // discovery folder, as configured (".claude/skills", "~/.agents/skills")
 	Managed     bool          `json:"managed"`  // installed by skillpm
-	Shadows     []string      `json:"shadows,omitempty"`
-	Tools       []skill.Tool  `json:"tools,omitempty"`
-	Secrets     []string      `json:"secrets,omitempty"`
+	// Manifest and Tree are the install record's digests of a managed
+	// skill: the locked manifest, and the files as installed.
+	Manifest string `json:"manifest,omitempty"`
+	Tree     string `json:"tree,omitempty"`
+	// installed is the install record's version of a managed skill.
+	installed string
+	Shadows   []string     `json:"shadows,omitempty"`
+	Tools     []skill.Tool `json:"tools,omitempty"`
+	Secrets   []string     `json:"secrets,omitempty"`
 	// Permissions are what the skill declares (Universal §8); nil when
 	// nothing, and the sandbox then applies its default profile.
 	Permissions *skill.Permissions `json:"permissions,omitempty"`
+	// RequireConfirmation is the skill's safety.require_confirmation_for:
+	// the kinds of action (destructive_writes, external_network, always)
+	// a user must confirm before a tool or script of the skill runs.
+	RequireConfirmation []string `json:"require_confirmation_for,omitempty"`
 	// WhenToUse are the skill's selection triggers (Universal §10).
 	WhenToUse *skill.WhenToUse `json:"when_to_use,omitempty"`
 	// HostOverrides are the skill's host-specific overlays.
@@ -156,20 +166,24 @@ func Build(ctx context.Context, opts Options) (*Catalog, error) {
 			continue
 		}
 		sk := &Skill{
-			Name:          e.Name,
-			Description:   r.Skill.Description,
-			Version:       r.Skill.Version,
-			Location:      filepath.Join(e.Path, skill.FileName),
-			Dir:           e.Path,
-			Scope:         e.Root.Scope,
-			Root:          e.Root.Rel,
-			Managed:       e.Managed,
-			Shadows:       e.Shadows,
-			Tools:         r.Skill.Tools,
-			Secrets:       r.Skill.Secrets,
-			Permissions:   r.Skill.Permissions,
-			WhenToUse:     r.Skill.WhenToUse,
-			HostOverrides: r.Skill.HostOverrides,
+			Name:                e.Name,
+			Description:         r.Skill.Description,
+			Version:             r.Skill.Version,
+			Location:            filepath.Join(e.Path, skill.FileName),
+			Dir:                 e.Path,
+			Scope:               e.Root.Scope,
+			Root:                e.Root.Rel,
+			Managed:             e.Managed,
+			Manifest:            e.Manifest,
+			Tree:                e.Tree,
+			installed:           e.Version,
+			Shadows:             e.Shadows,
+			Tools:               r.Skill.Tools,
+			Secrets:             r.Skill.Secrets,
+			Permissions:         r.Skill.Permissions,
+			RequireConfirmation: r.Skill.RequireConfirmation,
+			WhenToUse:           r.Skill.WhenToUse,
+			HostOverrides:       r.Skill.HostOverrides,
 		}
 		if sk, skip := Screen(sk, r.Skill); skip != nil {
 			c.Skipped = append(c.Skipped, *skip)

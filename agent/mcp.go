@@ -18,6 +18,10 @@ type ServerOptions struct {
 	Run toolrun.Options
 	// Warn, if set, is told about tools left out of the server.
 	Warn func(msg string)
+	// ConfirmHow tells the user how to confirm gated tools when the
+	// client cannot ask (it does not support elicitation) and Run.Confirm
+	// is nil; it ends the structured error such calls get.
+	ConfirmHow string
 	// Resources serves the skills' files (MCP Skills Extension); nil
 	// makes a fresh set with default limits. Give the same set to
 	// Resources.Watch to follow installs while the server runs.
@@ -51,7 +55,7 @@ func NewServer(c *Catalog, opts ServerOptions) *mcp.Server {
 	res.Sync(s, c.Skills)
 
 	for _, b := range c.Builtins() {
-		s.AddTool(&mcp.Tool{Name: b.Name, Description: b.Description, InputSchema: b.InputSchema}, c.builtinHandler(b.Name, opts.Run))
+		s.AddTool(&mcp.Tool{Name: b.Name, Description: b.Description, InputSchema: b.InputSchema}, c.builtinHandler(b.Name, opts))
 	}
 	c.addSelectTool(s)
 	for _, t := range c.Tools {
@@ -67,11 +71,11 @@ func NewServer(c *Catalog, opts ServerOptions) *mcp.Server {
 			warn(fmt.Sprintf("tool %q of skill %q is not served: MCP needs an input schema of type object", t.Name, t.Skill.Name))
 			continue
 		}
-		mt := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: in}
+		mt := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: in, Annotations: t.Annotations()}
 		if len(t.OutputSchema) > 0 {
 			mt.OutputSchema = t.OutputSchema
 		}
-		s.AddTool(mt, c.toolHandler(t.Name, opts.Run))
+		s.AddTool(mt, c.toolHandler(t.Name, opts))
 	}
 	return s
 }
@@ -90,8 +94,16 @@ func textResult(text string, isErr bool) *mcp.CallToolResult {
 
 // toolHandler calls a declared tool. A JSON object result is also given as
 // structured content.
-func (c *Catalog) toolHandler(name string, run toolrun.Options) mcp.ToolHandler {
+func (c *Catalog) toolHandler(name string, opts ServerOptions) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		run := opts.Run
+		if t, err := c.Tool(name); err == nil {
+			confirm, ask := gate(req, t.Confirmation(), fmt.Sprintf("tool %q of skill %q", t.Name, t.Skill.Name), opts)
+			if ask != nil {
+				return ask, nil
+			}
+			run.Confirm = confirm
+		}
 		res, err := c.CallTool(ctx, name, arguments(req), run)
 		if res == nil { // the tool vanished: cannot happen for a served tool
 			return textResult(err.Error(), true), nil
@@ -105,8 +117,9 @@ func (c *Catalog) toolHandler(name string, run toolrun.Options) mcp.ToolHandler 
 }
 
 // builtinHandler serves load_skill and use_skill.
-func (c *Catalog) builtinHandler(name string, run toolrun.Options) mcp.ToolHandler {
+func (c *Catalog) builtinHandler(name string, opts ServerOptions) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		run := opts.Run
 		var in struct {
 			Skill  string   `json:"skill"`
 			Script string   `json:"script"`
@@ -118,6 +131,13 @@ func (c *Catalog) builtinHandler(name string, run toolrun.Options) mcp.ToolHandl
 		if name == LoadSkillTool {
 			text, err := c.LoadSkill(in.Skill)
 			return textResult(text, err != nil), nil
+		}
+		if sk, err := c.Skill(in.Skill); err == nil {
+			confirm, ask := gate(req, sk.ScriptConfirmation(in.Script), fmt.Sprintf("script %q of skill %q", in.Script, sk.Name), opts)
+			if ask != nil {
+				return ask, nil
+			}
+			run.Confirm = confirm
 		}
 		res, err := c.UseSkill(ctx, in.Skill, in.Script, in.Args, run)
 		out, merr := json.Marshal(res)

@@ -12,7 +12,7 @@ import (
 )
 
 // session connects a go-sdk client to NewServer(c) over in-memory pipes.
-func session(t *testing.T, c *Catalog, opts ServerOptions) *mcp.ClientSession {
+func session(t testing.TB, c *Catalog, opts ServerOptions) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()

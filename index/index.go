@@ -45,7 +45,7 @@ import (
 )
 
 // Format is the index file's layout version, stored under meta/format.
-const Format = "3" // 3: installed skills record their permissions
+const Format = "4" // 3: installed skills record their permissions; 4: and safety.require_confirmation_for
 
 // Bucket names. The remote ones are reserved; see the package doc.
 var (

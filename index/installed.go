@@ -74,6 +74,9 @@ type Skill struct {
 	// Permissions are the skill's declared permissions (Universal §8);
 	// nil when it declares none.
 	Permissions *skill.Permissions `json:"permissions,omitempty"`
+	// RequireConfirmation is the skill's safety.require_confirmation_for
+	// (Universal §8): the kinds of action a user must confirm.
+	RequireConfirmation []string `json:"require_confirmation_for,omitempty"`
 	// WhenToUse are the Universal selection triggers.
 	WhenToUse *skill.WhenToUse `json:"when_to_use,omitempty"`
 	// HostOverrides are the host-specific overlays.
@@ -94,6 +97,13 @@ func FromSkill(s *skill.Skill) Skill {
 		Permissions:   s.Frontmatter.Permissions,
 		HostOverrides: s.Frontmatter.HostOverrides,
 		Problems:      s.LoadProblems(),
+	}
+	if l, ok := s.Frontmatter.Safety["require_confirmation_for"].([]any); ok {
+		for _, v := range l {
+			if k, ok := v.(string); ok && k != "" {
+				m.RequireConfirmation = append(m.RequireConfirmation, k)
+			}
+		}
 	}
 	for _, t := range s.Tools {
 		// Only the exported fields: the index stores no more, and a

@@ -69,6 +69,10 @@ type Entry struct {
 	Managed bool   `json:"managed"`
 	// Version is the installed version for managed skills.
 	Version string `json:"version,omitempty"`
+	// Manifest and Tree are the install record's digests for managed
+	// skills: the locked manifest, and the files as installed.
+	Manifest string `json:"-"`
+	Tree     string `json:"-"`
 	// Effective is true for the entry that wins its name.
 	Effective bool `json:"effective"`
 	// ShadowedBy is the path of the winning entry when this one loses.
@@ -121,6 +125,7 @@ func Discover(dirs []Dir) []Entry {
 			en := Entry{Name: name, Path: p, Root: d}
 			if r := rec.Skills[name]; r != nil {
 				en.Managed, en.Version = true, r.Version
+				en.Manifest, en.Tree = r.Manifest, r.Tree
 			}
 			found = append(found, en)
 		}

@@ -102,7 +102,16 @@ const (
 type Policy struct {
 	Rules     []Rule `json:"rules"`
 	Net       Net    `json:"net"`
-	ProxyPort int    `json:"proxy_port,omitempty"` // with NetProxy
+	ProxyPort int    `json:"proxy_port,omitempty"` // with NetProxy: the port inside the sandbox (InProxyPort)
+	// ProxySocket is the unix socket the filtering proxy serves on,
+	// outside the sandbox; the launcher forwards 127.0.0.1:ProxyPort to
+	// it. With NetProxy and no socket the sandbox has no network.
+	ProxySocket string `json:"proxy_socket,omitempty"`
+	// ExecOnce lets the sandbox execute one program, the handler: every
+	// later execve fails (allow_subprocess: false; seccomp, see
+	// execOnce). It closes the hole Landlock leaves: running another
+	// program through the handler's ELF loader.
+	ExecOnce bool `json:"exec_once,omitempty"`
 	// MaxProcs caps the processes of the sandbox (RLIMIT_NPROC in its own
 	// user namespace), against fork bombs; 0 leaves the limit alone.
 	MaxProcs int `json:"max_procs,omitempty"`
@@ -183,6 +192,7 @@ func Build(p Permissions, t Target) (Policy, error) {
 	add("/dev/null", Read|Write)
 	add(t.TempDir, Read|Write)
 	subprocess := !p.Declared || p.AllowSubprocess
+	pol.ExecOnce = !subprocess
 	skillAccess := Read
 	if subprocess {
 		skillAccess |= Exec

@@ -64,9 +64,15 @@ func Wrap(cmd *exec.Cmd, pol Policy, launcher string) error {
 	}
 	a := cmd.SysProcAttr
 	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID
-	if pol.Net == NetNone || (pol.Net == NetProxy && pol.ProxyPort == 0) {
-		// No proxy to reach (host allow-lists are not served yet): fail
-		// closed, as for no network.
+	switch {
+	case pol.Net == NetProxy && pol.ProxySocket != "" && pol.ProxyPort > 0:
+		// Own network namespace whose only way out is the launcher's
+		// forwarder to the proxy; the launcher needs CAP_NET_ADMIN in it
+		// to bring the loopback up, and drops it before the handler.
+		a.Cloneflags |= syscall.CLONE_NEWNET
+		a.AmbientCaps = append(a.AmbientCaps, unix.CAP_NET_ADMIN)
+	case pol.Net != NetAll:
+		// No network, or a proxy policy without a proxy: fail closed.
 		a.Cloneflags |= syscall.CLONE_NEWNET
 	}
 	// Inside, the handler is not uid 0, so it holds no capabilities even
@@ -114,14 +120,35 @@ func Launch(args []string) (int, error) {
 			return 126, fmt.Errorf("skillpm sandbox: process limit: %w", err)
 		}
 	}
+	if pol.Net == NetProxy && pol.ProxySocket != "" && pol.ProxyPort > 0 {
+		if err := forwardProxy(pol.ProxyPort, pol.ProxySocket); err != nil {
+			return 126, fmt.Errorf("skillpm sandbox: proxy: %w", err)
+		}
+	}
+	// The handler gets no capabilities: the ambient set (CAP_NET_ADMIN
+	// for the loopback) is cleared on this thread, which starts it.
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return 126, fmt.Errorf("skillpm sandbox: drop capabilities: %w", err)
+	}
 	if err := restrict(pol); err != nil {
 		return 126, fmt.Errorf("skillpm sandbox: %w", err)
+	}
+	if pol.ExecOnce {
+		if err := execOnce(); err != nil {
+			return 126, fmt.Errorf("skillpm sandbox: %w", err)
+		}
 	}
 
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	cmd := exec.Command(args[2], args[3:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	// A nested user namespace, for no privilege: without one, os/exec
+	// starts the child with vfork, which holds this thread in a raw
+	// system call until the child's execve returns; that execve waits for
+	// the exec supervisor, and a garbage collection starting meanwhile
+	// would wait for this thread forever, stopping the supervisor too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER}
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM) {
 			return 126, fmt.Errorf("skillpm sandbox: exec %s: permission denied", args[2])

@@ -30,3 +30,13 @@ func IsLauncher(args []string) bool { return len(args) > 1 && args[1] == Launche
 func Launch(args []string) (int, error) {
 	return 126, errors.New("skillpm sandbox: not supported on " + runtime.GOOS)
 }
+
+// NeedsLauncher reports whether pol must run through the launcher; on
+// this platform nothing runs confined.
+func NeedsLauncher(pol Policy) bool { return false }
+
+// Start refuses: this platform cannot enforce pol.
+func Start(cmd *exec.Cmd, pol Policy) (func(), error) { return nil, Available() }
+
+// CatchesSIGTERM is false: there are no confined handlers here.
+func CatchesSIGTERM(pid int) bool { return false }

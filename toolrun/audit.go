@@ -19,20 +19,35 @@ type AuditLog struct {
 // NewAuditLog returns an AuditLog writing to w (an append-only file).
 func NewAuditLog(w io.Writer, caller string) *AuditLog { return &AuditLog{w: w, Caller: caller} }
 
+// Origin identifies the skill a tool or script comes from, for the audit
+// log: its version and, for a skill skillpm installed, the install
+// record's digests.
+type Origin struct {
+	Version  string `json:"version,omitempty"`
+	Manifest string `json:"manifest,omitempty"` // the locked manifest digest
+	Tree     string `json:"tree,omitempty"`     // the digest of the files as installed
+}
+
 // AuditRecord is one line of the audit log. It holds no input, output or
-// environment, so no secret can reach it.
+// environment, and what it quotes of an error (Denied) has the declared
+// secrets' values redacted, so no secret can reach it.
 type AuditRecord struct {
-	Time       time.Time `json:"time"`
-	Caller     string    `json:"caller"`
-	Skill      string    `json:"skill"`
-	Dir        string    `json:"dir"`
-	Tool       string    `json:"tool,omitempty"`
-	Script     string    `json:"script,omitempty"`
-	DurationMS int64     `json:"duration_ms"`
-	ExitCode   int       `json:"exit"`
-	Error      Kind      `json:"error,omitempty"`
-	Denied     string    `json:"denied,omitempty"` // what the sandbox denied
-	Sandbox    string    `json:"sandbox"`          // off, default, strict
+	Time   time.Time `json:"time"`
+	Caller string    `json:"caller"`
+	Skill  string    `json:"skill"`
+	Origin
+	Dir        string `json:"dir"`
+	Tool       string `json:"tool,omitempty"`
+	Script     string `json:"script,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+	ExitCode   int    `json:"exit"`
+	Error      Kind   `json:"error,omitempty"`
+	Denied     string `json:"denied,omitempty"` // what the sandbox denied
+	Sandbox    string `json:"sandbox"`          // off, default, strict
+	// Confirmation is how a gated run was confirmed (--yes, prompt,
+	// elicitation), or declined or refused; empty for runs without a
+	// gate.
+	Confirmation string `json:"confirmation,omitempty"`
 }
 
 // record appends r; write errors are ignored (the run's outcome does not
@@ -51,13 +66,14 @@ func (a *AuditLog) record(r AuditRecord) {
 	a.w.Write(append(b, '\n'))
 }
 
-// audit records a finished run.
-func (o Options) audit(start time.Time, skill, dir, tool, script string, exit int, err error) {
+// audit records a finished run: r says what ran (Skill, Origin, Dir,
+// Tool or Script, Confirmation); the rest is filled in here.
+func (o Options) audit(r AuditRecord, start time.Time, exit int, err error) {
 	if o.Audit == nil {
 		return
 	}
-	r := AuditRecord{Time: start.UTC(), Skill: skill, Dir: dir, Tool: tool, Script: script,
-		DurationMS: time.Since(start).Milliseconds(), ExitCode: exit, Error: KindOf(err), Sandbox: string(o.Sandbox.mode())}
+	r.Time, r.DurationMS, r.ExitCode = start.UTC(), time.Since(start).Milliseconds(), exit
+	r.Error, r.Sandbox = KindOf(err), string(o.Sandbox.mode())
 	if e, ok := err.(*Error); ok && e.Kind == PermissionDenied {
 		r.Denied = e.Msg
 	}

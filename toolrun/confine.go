@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +28,12 @@ type Sandbox struct {
 	// Warn, if set, is told once why runs are not confined (platform
 	// cannot enforce) in default mode.
 	Warn func(msg string)
+	// ProxyDial, if set, is how the filtering proxy of a tool with
+	// network.outbound hosts connects to an allowed host:port (tests map
+	// names to loopback servers). Default: the system resolver and TCP.
+	ProxyDial func(ctx context.Context, network, addr string) (net.Conn, error)
+
+	viaLauncher bool // benchmarks: start through the launcher, as before direct starts
 
 	once sync.Once
 }
@@ -105,8 +112,51 @@ func (o Options) confine(p *proc, perms sandbox.Permissions, skillFolder string)
 		return noop, &Error{Kind: PermissionDenied, Msg: "sandbox", Err: err}
 	}
 	p.env = setEnv(p.env, "TMPDIR", tmp)
-	p.policy, p.launcher = &pol, launcher
+	if pol.Net == sandbox.NetProxy {
+		stop, err := p.startProxy(&pol, perms.Outbound, s.ProxyDial)
+		if err != nil {
+			cleanup()
+			return noop, &Error{Kind: ExecutionFailed, Msg: "sandbox proxy", Err: err}
+		}
+		cleanup = func() { stop(); os.RemoveAll(tmp) }
+	}
+	p.policy, p.launcher, p.viaLauncher = &pol, launcher, s.viaLauncher
 	return cleanup, nil
+}
+
+// proxyEnv are the variables that point HTTP clients at the proxy.
+var proxyEnv = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"}
+
+// startProxy serves the filtering proxy for outbound on a unix socket in
+// a private folder, points pol (and so the launcher's forwarder) at it,
+// and sets the child's proxy variables. The returned func stops it.
+func (p *proc) startProxy(pol *sandbox.Policy, outbound []string, dial func(context.Context, string, string) (net.Conn, error)) (func(), error) {
+	px, err := sandbox.NewProxy(outbound)
+	if err != nil {
+		return nil, err
+	}
+	px.Dial = dial
+	dir, err := os.MkdirTemp("", "skillpm-proxy-")
+	if err != nil {
+		return nil, err
+	}
+	sock := filepath.Join(dir, "proxy.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	go px.Serve(l)
+	pol.ProxySocket, pol.ProxyPort = sock, sandbox.InProxyPort
+	url := fmt.Sprintf("http://127.0.0.1:%d", sandbox.InProxyPort)
+	for _, k := range proxyEnv {
+		p.env = setEnv(p.env, k, url)
+	}
+	p.env = setEnv(p.env, "NO_PROXY", "")
+	p.env = setEnv(p.env, "no_proxy", "")
+	p.env = setEnv(p.env, "NODE_USE_ENV_PROXY", "1") // Node 24+ honours HTTP(S)_PROXY with it
+	p.proxy = px
+	return func() { px.Close(); os.RemoveAll(dir) }, nil
 }
 
 // setEnv returns env with k set to v.
@@ -194,10 +244,16 @@ func deniedLine(texts ...string) string {
 }
 
 // sandboxDenied turns a failed confined run whose output reports EACCES or
-// EPERM into a PermissionDenied error naming what was denied.
+// EPERM, or for which the proxy refused hosts, into a PermissionDenied
+// error naming what was denied.
 func sandboxDenied(e *Error, p proc, oc outcome) *Error {
 	if p.policy == nil || e == nil || e.Kind != ExecutionFailed {
 		return e
+	}
+	if p.proxy != nil {
+		if hosts := p.proxy.Denied(); len(hosts) > 0 {
+			return &Error{Kind: PermissionDenied, Msg: "denied by the sandbox: network connection to " + strings.Join(hosts, ", ") + " (not in network.outbound)"}
+		}
 	}
 	line := deniedLine(e.Msg, oc.stderr)
 	if line == "" {

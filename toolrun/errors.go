@@ -36,6 +36,10 @@ const (
 	// InvalidOutput: the handler's result does not match the tool's
 	// output schema, or is not JSON although the tool declares one.
 	InvalidOutput Kind = "InvalidOutput"
+	// NotConfirmed: the tool or script needs the user's confirmation
+	// (confirmation.level, safety.require_confirmation_for) and the user
+	// declined, or could not be asked.
+	NotConfirmed Kind = "NotConfirmed"
 	// InvalidInput: the tool input is not a JSON object or does not match
 	// the tool's input schema.
 	InvalidInput Kind = "InvalidInput"
@@ -77,8 +81,8 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Code returns the Universal Agent Skill error code for the envelope:
-// INVALID_ARGUMENT, INVALID_OUTPUT, TIMEOUT, NOT_FOUND, PERMISSION_DENIED or
-// EXECUTION_FAILED.
+// INVALID_ARGUMENT, INVALID_OUTPUT, TIMEOUT, NOT_FOUND, PERMISSION_DENIED,
+// CONFIRMATION_REQUIRED or EXECUTION_FAILED.
 func (e *Error) Code() string {
 	switch e.Kind {
 	case InvalidInput:
@@ -91,6 +95,8 @@ func (e *Error) Code() string {
 		return "NOT_FOUND"
 	case ScriptNotAllowed, PermissionDenied:
 		return "PERMISSION_DENIED"
+	case NotConfirmed:
+		return "CONFIRMATION_REQUIRED"
 	default:
 		return "EXECUTION_FAILED"
 	}

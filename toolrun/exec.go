@@ -17,6 +17,11 @@ type Script struct {
 	Timeout time.Duration // the script's own timeout; applies when positive and lower than the limit (see Tool.Timeout)
 	// Permissions is what the skill declares; see Tool.Permissions.
 	Permissions sandbox.Permissions
+	// Confirm, if set, is the gate in front of the script; see
+	// Tool.Confirm.
+	Confirm *Confirmation
+	// Origin identifies the skill in the audit log.
+	Origin Origin
 }
 
 // ExecResult is the use_skill result, JSON-tagged as the skills-as-tools
@@ -46,9 +51,10 @@ type ExecResult struct {
 func Exec(ctx context.Context, s Script, opts Options) (*ExecResult, error) {
 	res := &ExecResult{ExitCode: -1}
 	start := time.Now()
+	confirmed := ""
 	fail := func(e *Error) (*ExecResult, error) {
 		e.Skill, e.Script = s.Skill, s.Path
-		opts.audit(start, s.Skill, s.Dir, "", s.Path, res.ExitCode, e)
+		opts.audit(AuditRecord{Skill: s.Skill, Origin: s.Origin, Dir: s.Dir, Script: s.Path, Confirmation: confirmed}, start, res.ExitCode, e)
 		res.Success, res.Error, res.ErrorType = false, e.Error(), e.Kind
 		return res, e
 	}
@@ -58,6 +64,9 @@ func Exec(ctx context.Context, s Script, opts Options) (*ExecResult, error) {
 	}
 	script, e := resolveScript(s.Dir, s.Path)
 	if e != nil {
+		return fail(e)
+	}
+	if confirmed, e = opts.confirm(ctx, s.Confirm, ConfirmRequest{Skill: s.Skill, Script: s.Path}); e != nil {
 		return fail(e)
 	}
 	env := opts.childEnv(s.Skill, s.Secrets)
@@ -104,6 +113,6 @@ func Exec(ctx context.Context, s Script, opts Options) (*ExecResult, error) {
 		return fail(sandboxDenied(e, p, oc))
 	}
 	res.Success = true
-	opts.audit(start, s.Skill, s.Dir, "", s.Path, res.ExitCode, nil)
+	opts.audit(AuditRecord{Skill: s.Skill, Origin: s.Origin, Dir: s.Dir, Script: s.Path, Confirmation: confirmed}, start, res.ExitCode, nil)
 	return res, nil
 }

@@ -29,19 +29,21 @@ const (
 
 // proc is one child process to run: argv, no shell.
 type proc struct {
-	path      string
-	args      []string
-	stdin     []byte
-	dir       string
-	env       []string
-	timeout   time.Duration
-	maxOutput int
-	stderr    io.Writer         // optional live copy of the child's stderr
-	groups    *Groups           // optional; told about the child while it runs
-	runtime   string            // python, node, bash or "" (for finding a shim's interpreter)
-	redact    *strings.Replacer // if set, replaces secret values in stdout and stderr
-	policy    *sandbox.Policy   // if set, run confined through launcher
-	launcher  string
+	path        string
+	args        []string
+	stdin       []byte
+	dir         string
+	env         []string
+	timeout     time.Duration
+	maxOutput   int
+	stderr      io.Writer         // optional live copy of the child's stderr
+	groups      *Groups           // optional; told about the child while it runs
+	runtime     string            // python, node, bash or "" (for finding a shim's interpreter)
+	redact      *strings.Replacer // if set, replaces secret values in stdout and stderr
+	policy      *sandbox.Policy   // if set, run confined through launcher
+	launcher    string
+	proxy       *sandbox.Proxy // the filtering proxy of a NetProxy policy
+	viaLauncher bool           // benchmarks: use the launcher even when not needed
 }
 
 // outcome is what running a proc produced.
@@ -89,19 +91,35 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 	// and Wait returns as soon as the main process exits.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	setGroup(cmd)
-	if p.policy != nil {
+	direct := p.policy != nil && !sandbox.NeedsLauncher(*p.policy) && !p.viaLauncher
+	if p.policy != nil && !direct {
 		if err := sandbox.Wrap(cmd, *p.policy, p.launcher); err != nil {
 			closeAll(inR, inW, outR, outW, errR, errW)
 			return outcome{exitCode: -1}, err
 		}
 	}
-	cmd.Cancel = func() error { return terminateGroup(cmd.Process) }
+	cmd.Cancel = func() error {
+		err := terminateGroup(cmd.Process)
+		if direct && !sandbox.CatchesSIGTERM(cmd.Process.Pid) {
+			// PID 1 of its namespace: the kernel drops a SIGTERM it does
+			// not catch, and its default action would have ended it.
+			cmd.Process.Kill()
+		}
+		return err
+	}
 	cmd.WaitDelay = killGrace // then os/exec kills the main process outright
 
-	if err := cmd.Start(); err != nil {
+	release := func() {}
+	if direct {
+		release, err = sandbox.Start(cmd, *p.policy)
+	} else {
+		err = cmd.Start()
+	}
+	if err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return outcome{exitCode: -1}, err
 	}
+	defer release()
 	closeAll(inR, outW, errW) // the child has its copies
 	p.groups.add(cmd.Process)
 

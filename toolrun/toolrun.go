@@ -74,6 +74,11 @@ type Tool struct {
 	// Permissions is what the skill declares (Universal §8); the sandbox
 	// enforces it (see Options.Sandbox).
 	Permissions sandbox.Permissions
+	// Confirm, if set, is the gate in front of the tool: Options.Confirm
+	// must confirm before the handler runs.
+	Confirm *Confirmation
+	// Origin identifies the skill in the audit log.
+	Origin Origin
 }
 
 // Options configures a run. The zero value is ready to use.
@@ -116,6 +121,13 @@ type Options struct {
 	Sandbox *Sandbox
 	// Audit, if set, gets one record per run.
 	Audit *AuditLog
+	// Confirm asks the user to confirm a gated tool or script (see
+	// Tool.Confirm). It returns how the run was confirmed ("--yes",
+	// "prompt", "elicitation"; recorded in the audit log), an error
+	// wrapping ErrDeclined when the user said no, or another error
+	// saying why the user could not be asked and how to confirm. Nil
+	// refuses every gated run.
+	Confirm func(ctx context.Context, r ConfirmRequest) (how string, err error)
 }
 
 // Result is the outcome of RunTool.
@@ -146,10 +158,11 @@ type Result struct {
 func RunTool(ctx context.Context, t Tool, input json.RawMessage, opts Options) (*Result, error) {
 	res := &Result{ExitCode: -1}
 	start := time.Now()
+	confirmed := ""
 	fail := func(e *Error) (*Result, error) {
 		e.Skill, e.Tool = t.Skill, t.Name
 		res.Output = e.Envelope()
-		opts.audit(start, t.Skill, t.Dir, t.Name, "", res.ExitCode, e)
+		opts.audit(AuditRecord{Skill: t.Skill, Origin: t.Origin, Dir: t.Dir, Tool: t.Name, Confirmation: confirmed}, start, res.ExitCode, e)
 		return res, e
 	}
 	opts, err := opts.withDefaults()
@@ -162,6 +175,9 @@ func RunTool(ctx context.Context, t Tool, input json.RawMessage, opts Options) (
 		return fail(e)
 	}
 	if e := validateInput(t.InputSchema, args); e != nil {
+		return fail(e)
+	}
+	if confirmed, e = opts.confirm(ctx, t.Confirm, ConfirmRequest{Skill: t.Skill, Tool: t.Name}); e != nil {
 		return fail(e)
 	}
 	args["__workDir"] = opts.WorkDir // the host's value always wins
@@ -234,7 +250,7 @@ func RunTool(ctx context.Context, t Tool, input json.RawMessage, opts Options) (
 	if e := checkOutput(t.OutputSchema, res.Output, isText); e != nil {
 		return fail(e)
 	}
-	opts.audit(start, t.Skill, t.Dir, t.Name, "", res.ExitCode, nil)
+	opts.audit(AuditRecord{Skill: t.Skill, Origin: t.Origin, Dir: t.Dir, Tool: t.Name, Confirmation: confirmed}, start, res.ExitCode, nil)
 	return res, nil
 }
 

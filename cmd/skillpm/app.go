@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/resolve"
@@ -35,6 +36,9 @@ type env struct {
 	cleanups       []func() // run after the command, last first
 
 	groups toolrun.Groups // the tool runs' process groups, for a second signal
+
+	terminal  *bool      // overrides whether the user can be asked (tests)
+	confirmMu sync.Mutex // one confirmation prompt at a time
 
 	config    *config.User // the user config, read once by userConfig
 	configErr error

@@ -68,7 +68,8 @@ Examples:
 			}
 			warn := func(m string) { e.logf("warning: %s", m) }
 			res := agent.NewResources(agent.ResourceOptions{Warn: warn})
-			opts := agent.ServerOptions{Version: version, Run: run, Warn: warn, Resources: res}
+			opts := agent.ServerOptions{Version: version, Run: run, Warn: warn, Resources: res,
+				ConfirmHow: "start the server with skillpm mcp --yes to confirm gated tools up front"}
 			srv := agent.NewServer(cat, opts)
 			if every := c.Duration("watch-interval"); every > 0 {
 				ctx, stop := context.WithCancel(c.Context)

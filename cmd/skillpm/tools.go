@@ -35,6 +35,7 @@ func runFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "timeout", Usage: "limit every run to `DURATION`; a tool's own timeout_seconds applies only when lower (default: the tool's own, at most 10m; 30s for tools without one)"},
 		&cli.StringSliceFlag{Name: "env", Usage: "let skills receive the environment variable `NAME` if they declare it as a secret (repeatable; also tools.env in config.yaml)"},
 		sandboxFlag(),
+		yesFlag(),
 		&cli.StringFlag{Name: "audit-log", Usage: "append one JSON line per run to `FILE` (default: $SKILLPM_HOME/audit.jsonl, else $XDG_STATE_HOME/skillpm/audit.jsonl)"},
 	}
 }
@@ -82,6 +83,7 @@ func runOptions(e *env, c *cli.Context) (toolrun.Options, error) {
 	}
 	o.Sandbox = &toolrun.Sandbox{Mode: mode, Warn: func(msg string) { e.logf("warning: %s", msg) }}
 	o.Audit = auditLog(e, c)
+	o.Confirm = confirmFunc(e, c)
 	if !e.quiet {
 		o.Stderr = e.stderr
 	}
