@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"sort"
 
@@ -150,10 +151,15 @@ func Build(ctx context.Context, opts Options) (*Catalog, error) {
 		}
 	}
 	paths := make([]string, len(eff))
+	mds := make([]fs.FileInfo, len(eff))
 	for i, e := range eff {
-		paths[i] = e.Path
+		paths[i], mds[i] = e.Path, e.SkillMD
 	}
-	res, st := index.Installed(ctx, opts.IndexPath, paths, opts.Index)
+	iopts := opts.Index
+	if iopts.SkillMD == nil {
+		iopts.SkillMD = mds // discovery has just stat'ed every SKILL.md
+	}
+	res, st := index.Installed(ctx, opts.IndexPath, paths, iopts)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -16,39 +16,73 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Stamp is the cheap identity of one file: its size and modification time.
-// A missing file has Size -1.
+// Stamp is the cheap identity of one file, as stat reports it: its size
+// and modification time and, where the system has them, its inode number
+// and status-change time. A missing file has Size -1.
 type Stamp struct {
-	Size    int64 `json:"s"`
-	ModTime int64 `json:"m"` // Unix nanoseconds
+	Size    int64  `json:"s"`
+	ModTime int64  `json:"m"` // Unix nanoseconds
+	Ino     uint64 `json:"i,omitempty"`
+	Change  int64  `json:"c,omitempty"` // ctime, Unix nanoseconds
 }
 
 // Fingerprint identifies the state of a skill folder well enough to tell
 // that its metadata has not changed, without reading any file: the stamps
-// of SKILL.md and tools.json and the folder's own modification time (which
-// moves when a file is added, removed or renamed in it).
+// of SKILL.md and tools.json, the only files a skill's metadata is parsed
+// from (skill.Load).
+//
+// It is conservative where files have a status-change time (Linux,
+// macOS): ctime moves on every write, rename, link or attribute change and
+// cannot be set back by a program, and a file replaced by another (an
+// editor's atomic save, skillpm swapping in a new version whose archive
+// recorded the same mtime) has a new inode and a fresh ctime. Installed
+// skills are the user's own files, so nothing hostile races the check; a
+// changed stamp only costs a re-parse. Elsewhere the folder's modification
+// time (which moves when a file is added, removed or renamed in it) is
+// added, as Dir.
 type Fingerprint struct {
 	SkillMD   Stamp `json:"md"`
 	ToolsJSON Stamp `json:"tj"`
-	Dir       int64 `json:"d"`
+	Dir       int64 `json:"d,omitempty"` // only where files have no ctime
 }
 
-// FingerprintOf stats dir, its SKILL.md and its tools.json.
+// FingerprintOf stats dir's SKILL.md and tools.json (and dir itself where
+// files have no status-change time).
 func FingerprintOf(dir string) (Fingerprint, error) {
+	return fingerprint(dir, nil)
+}
+
+// fingerprint is FingerprintOf with the stat of SKILL.md already taken
+// (md, following links), or nil.
+func fingerprint(dir string, md fs.FileInfo) (Fingerprint, error) {
 	var fp Fingerprint
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return fp, err
+	if md == nil {
+		fi, err := os.Stat(filepath.Join(dir, skill.FileName))
+		if err != nil {
+			return fp, err
+		}
+		md = fi
 	}
-	fp.Dir = fi.ModTime().UnixNano()
-	if fp.SkillMD, err = stamp(filepath.Join(dir, skill.FileName)); err != nil {
-		return fp, err
+	var exact bool
+	fp.SkillMD, exact = stampOf(md)
+	if !exact {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return fp, err
+		}
+		fp.Dir = fi.ModTime().UnixNano()
 	}
-	if fp.SkillMD.Size < 0 {
-		return fp, fmt.Errorf("%s: %w", filepath.Join(dir, skill.FileName), fs.ErrNotExist)
-	}
+	var err error
 	fp.ToolsJSON, err = stamp(filepath.Join(dir, skill.ToolsFileName))
 	return fp, err
+}
+
+// stampOf returns fi's stamp and whether it carries the inode and ctime.
+func stampOf(fi fs.FileInfo) (Stamp, bool) {
+	st := Stamp{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
+	ino, ctime, ok := changeID(fi)
+	st.Ino, st.Change = ino, ctime
+	return st, ok
 }
 
 func stamp(path string) (Stamp, error) {
@@ -59,7 +93,8 @@ func stamp(path string) (Stamp, error) {
 	if err != nil {
 		return Stamp{}, err
 	}
-	return Stamp{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, nil
+	st, _ := stampOf(fi)
+	return st, nil
 }
 
 // Skill is the metadata of one installed skill that listing commands need:
@@ -143,6 +178,10 @@ type Options struct {
 	ReadOnly bool
 	// Load parses one skill folder. Default: skill.Load.
 	Load func(dir string) (*skill.Skill, error)
+	// SkillMD, when it has one entry per folder, is what os.Stat said of
+	// each folder's SKILL.md a moment ago (install.Entry.SkillMD): the
+	// fingerprint then does not stat it again. A nil entry is stat'ed.
+	SkillMD []fs.FileInfo
 }
 
 // Result is the metadata of one skill folder, or why it has none.
@@ -185,7 +224,11 @@ func Installed(ctx context.Context, path string, dirs []string, opts Options) ([
 	fps := make([]Fingerprint, len(dirs))
 	for i, d := range dirs {
 		res[i].Dir = d
-		fps[i], res[i].Err = FingerprintOf(d)
+		var md fs.FileInfo
+		if len(opts.SkillMD) == len(dirs) {
+			md = opts.SkillMD[i]
+		}
+		fps[i], res[i].Err = fingerprint(d, md)
 	}
 
 	var st Stats

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -79,6 +80,10 @@ type Entry struct {
 	ShadowedBy string `json:"shadowedBy,omitempty"`
 	// Shadows are the paths of the entries this one overrides.
 	Shadows []string `json:"shadows,omitempty"`
+	// SkillMD is what os.Stat said of the folder's SKILL.md when Discover
+	// found it, so that readers of the folder's metadata (the index
+	// fingerprint) need not stat it again.
+	SkillMD fs.FileInfo `json:"-"`
 }
 
 // Discover lists the skill folders (subfolders holding a SKILL.md) of
@@ -119,10 +124,11 @@ func Discover(dirs []Dir) []Entry {
 					continue
 				}
 			}
-			if fi, err := os.Stat(filepath.Join(p, "SKILL.md")); err != nil || !fi.Mode().IsRegular() {
+			md, err := os.Stat(filepath.Join(p, "SKILL.md"))
+			if err != nil || !md.Mode().IsRegular() {
 				continue
 			}
-			en := Entry{Name: name, Path: p, Root: d}
+			en := Entry{Name: name, Path: p, Root: d, SkillMD: md}
 			if r := rec.Skills[name]; r != nil {
 				en.Managed, en.Version = true, r.Version
 				en.Manifest, en.Tree = r.Manifest, r.Tree

@@ -195,7 +195,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				return writeJSON(e.stdout, toolsJSON(cat, mode))
+				return streamToolsJSON(e.stdout, cat, mode)
 			}
 			printTools(e, cat)
 			return nil
@@ -223,32 +223,6 @@ type toolSourceJSON struct {
 	Format string `json:"format"` // universal or skill-tools
 	Scope  string `json:"scope"`  // user or project
 	Root   string `json:"root"`   // discovery folder
-}
-
-func toolsJSON(cat *agent.Catalog, mode sandbox.Mode) any {
-	tools := []toolJSON{}
-	for _, t := range cat.Tools {
-		j := toolJSON{
-			Tool: t.Name, Skill: t.Skill.Name, Description: t.Description,
-			InputSchema: agent.InputSchema(t.InputSchema), Runtime: runtimeLabel(t.Tool),
-			Entrypoint: t.Entrypoint, TimeoutSeconds: t.TimeoutSeconds,
-			Source:  toolSourceJSON{File: t.SourceFile(), Format: string(t.Format), Scope: string(t.Skill.Scope), Root: t.Skill.Root},
-			Sandbox: sandbox.Describe(mode, agent.Permissions(t.Skill.Permissions)),
-		}
-		if len(t.OutputSchema) > 0 {
-			j.OutputSchema = t.OutputSchema
-		}
-		tools = append(tools, j)
-	}
-	problems := []map[string]string{}
-	for _, p := range cat.Problems {
-		problems = append(problems, map[string]string{"dir": p.Dir, "error": p.Err.Error()})
-	}
-	conflicts := cat.Conflicts
-	if conflicts == nil {
-		conflicts = []agent.Conflict{}
-	}
-	return map[string]any{"tools": tools, "conflicts": conflicts, "problems": problems}
 }
 
 // runtimeLabel names how a tool runs: its runtime, "exec" for a script

@@ -1,0 +1,88 @@
+package index
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/skillpm/skillpm/skill"
+)
+
+// A SKILL.md swapped for another of the same size with the old mtime put
+// back (an archive extracted with its recorded times, as an install does)
+// must be parsed again: the fingerprint's inode and ctime tell it apart.
+func TestFingerprintSeesSameSizeSameMtimeReplacement(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("fingerprints carry inode and ctime on linux and darwin only")
+	}
+	root := t.TempDir()
+	db := filepath.Join(t.TempDir(), FileName)
+	dir := writeSkill(t, root, "alpha", "first")
+	md := filepath.Join(dir, skill.FileName)
+	var parsed atomic.Int32
+	opts := Options{Load: counting(&parsed)}
+	if res, st := Installed(context.Background(), db, []string{dir}, opts); res[0].Err != nil || !st.Wrote {
+		t.Fatalf("cold: %v, %+v", res[0].Err, st)
+	}
+	old, err := os.Stat(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same length ("first" -> "FIRST"), written beside it and renamed
+	// over it, the mtime set back.
+	data, err := os.ReadFile(filepath.Join(writeSkill(t, t.TempDir(), "alpha", "FIRST"), skill.FileName))
+	if err != nil || int64(len(data)) != old.Size() {
+		t.Fatalf("test bug: new SKILL.md is %d bytes, old %d (%v)", len(data), old.Size(), err)
+	}
+	tmp := filepath.Join(root, "SKILL.md.new")
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(tmp, old.ModTime(), old.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, md); err != nil {
+		t.Fatal(err)
+	}
+	if now, _ := os.Stat(md); now.Size() != old.Size() || !now.ModTime().Equal(old.ModTime()) {
+		t.Fatalf("test bug: size/mtime differ after the swap")
+	}
+	parsed.Store(0)
+	res, st := Installed(context.Background(), db, []string{dir}, opts)
+	if parsed.Load() != 1 || st.Hits != 0 {
+		t.Errorf("after the swap: parsed %d, hits %d; want 1 parse, 0 hits", parsed.Load(), st.Hits)
+	}
+	if got := res[0].Skill.Description; got != "FIRST" {
+		t.Errorf("description = %q; want FIRST (stale metadata served)", got)
+	}
+}
+
+// A stat of SKILL.md taken by the caller (discovery) is used, not taken
+// again, and gives the same fingerprint as FingerprintOf.
+func TestInstalledUsesCallersStat(t *testing.T) {
+	root := t.TempDir()
+	db := filepath.Join(t.TempDir(), FileName)
+	dir := writeSkill(t, root, "alpha", "first")
+	fi, err := os.Stat(filepath.Join(dir, skill.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := fingerprint(dir, fi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, err := FingerprintOf(dir); err != nil || fp != want {
+		t.Fatalf("fingerprint with the caller's stat = %+v; FingerprintOf = %+v (%v)", fp, want, err)
+	}
+	var parsed atomic.Int32
+	opts := Options{Load: counting(&parsed), SkillMD: []fs.FileInfo{fi}}
+	Installed(context.Background(), db, []string{dir}, opts)
+	parsed.Store(0)
+	if res, st := Installed(context.Background(), db, []string{dir}, opts); st.Hits != 1 || parsed.Load() != 0 || res[0].Skill.Description != "first" {
+		t.Errorf("warm with the caller's stat: hits %d, parsed %d, %q", st.Hits, parsed.Load(), res[0].Skill.Description)
+	}
+}
