@@ -185,7 +185,11 @@ func auditTargets(c *cli.Context, e *env, arg string) ([]auditTarget, error) {
 		_, nf := findSkills(arg)
 		return nil, fmt.Errorf("%w (and not a reference: %v)", nf, err)
 	}
-	client, err := newRegistryClient(e, c)
+	ro, err := readRegistryOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	client, err := registryClient(e, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +258,11 @@ func projectTargets(c *cli.Context, e *env) ([]auditTarget, error) {
 			return nil, fmt.Errorf("skills.lock: %s: manifest %q: %w", s.Name, s.Manifest, err)
 		}
 		if client == nil {
-			if client, err = newRegistryClient(e, c); err != nil {
+			ro, err := readRegistryOptions(c)
+			if err != nil {
+				return nil, err
+			}
+			if client, err = registryClient(e, ro); err != nil {
 				return nil, err
 			}
 		}

@@ -23,6 +23,8 @@ type publishOptions struct {
 	sign, provenance bool
 	// allowAudit publishes despite critical audit findings.
 	allowAudit bool
+	// registry is the registry flag group.
+	registry registryOptions
 }
 
 func publishCommand(e *env) *cli.Command {
@@ -90,7 +92,11 @@ Examples:
 			if repo.Digest != "" || repo.Range != "" {
 				return usageErrorf(c, "publish takes a repository, not a digest or range: the tag is the skill's version")
 			}
-			opts := publishOptions{repo: repo, version: c.String("version"), force: c.Bool("force"), sign: c.Bool("sign"), provenance: c.Bool("provenance"), allowAudit: c.Bool("allow-audit-findings")}
+			ro, err := readRegistryOptions(c)
+			if err != nil {
+				return err
+			}
+			opts := publishOptions{repo: repo, version: c.String("version"), force: c.Bool("force"), sign: c.Bool("sign"), provenance: c.Bool("provenance"), allowAudit: c.Bool("allow-audit-findings"), registry: ro}
 			if len(dirs) > 1 {
 				if repo.Tag != "" {
 					return usageErrorf(c, "several folders publish under a prefix, each at its own version: drop the tag %q", repo.Tag)
@@ -178,7 +184,7 @@ func runPublish(c *cli.Context, e *env, opts publishOptions, signer *verify.Sign
 	if p.Version == "" {
 		return nil, usageErrorf(c, "%s has no version: set version in its SKILL.md frontmatter, pass --version, or tag HEAD (v1.2.0)", opts.dir)
 	}
-	client, err := newRegistryClient(e, c)
+	client, err := registryClient(e, opts.registry)
 	if err != nil {
 		return nil, err
 	}

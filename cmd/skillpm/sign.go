@@ -147,7 +147,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			client, err := newRegistryClient(e, c)
+			ro, err := readRegistryOptions(c)
+			if err != nil {
+				return err
+			}
+			client, err := registryClient(e, ro)
 			if err != nil {
 				return err
 			}
@@ -159,15 +163,20 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if e.json {
-				return writeJSON(e.stdout, map[string]any{"reference": res.Ref.String(), "digest": res.Ref.Digest, "signature": desc})
-			}
-			if !e.quiet {
-				fmt.Fprintf(e.stdout, "signed %s\nsignature %s\n", res.Ref, desc)
-			}
-			return nil
+			return printSigned(e, res.Ref, desc)
 		},
 	}
+}
+
+// printSigned reports the signature sign attached to ref.
+func printSigned(e *env, ref registry.Reference, desc string) error {
+	if e.json {
+		return writeJSON(e.stdout, map[string]any{"reference": ref.String(), "digest": ref.Digest, "signature": desc})
+	}
+	if !e.quiet {
+		fmt.Fprintf(e.stdout, "signed %s\nsignature %s\n", ref, desc)
+	}
+	return nil
 }
 
 // attachSignature signs ref's digest and attaches the bundle.
