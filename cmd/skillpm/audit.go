@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,6 +15,7 @@ import (
 	"github.com/skillpm/skillpm/audit"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/skill"
 )
 
 type auditOptions struct {
@@ -142,22 +141,6 @@ func runAudit(c *cli.Context, e *env, opts auditOptions) error {
 	return nil
 }
 
-// loadAllowList reads --allow-list, else the project's .skillpm-audit.yaml
-// when there is one.
-func loadAllowList(c *cli.Context, name string) (*audit.AllowList, error) {
-	if name == "" {
-		dir, err := projectDir(c)
-		if err != nil {
-			return nil, err
-		}
-		name = filepath.Join(dir, audit.AllowFileName)
-		if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-	}
-	return audit.LoadAllowList(name)
-}
-
 // auditTargets turns one argument into the folders to scan: an existing
 // path, the project's lock, or a published reference.
 func auditTargets(c *cli.Context, e *env, arg string) ([]auditTarget, error) {
@@ -169,7 +152,7 @@ func auditTargets(c *cli.Context, e *env, arg string) ([]auditTarget, error) {
 	// lookup of a host called ".".
 	_, statErr := os.Lstat(arg)
 	if statErr == nil || strings.HasPrefix(arg, ".") || filepath.IsAbs(arg) || strings.HasPrefix(arg, "/") || strings.Contains(arg, `\`) {
-		dirs, err := findSkills(arg)
+		dirs, err := skill.Find(arg)
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +165,7 @@ func auditTargets(c *cli.Context, e *env, arg string) ([]auditTarget, error) {
 	ref, err := registry.ParseReference(arg)
 	if err != nil {
 		// Neither a file nor a reference: say both.
-		_, nf := findSkills(arg)
+		_, nf := skill.Find(arg)
 		return nil, fmt.Errorf("%w (and not a reference: %v)", nf, err)
 	}
 	ro, err := readRegistryOptions(c)
@@ -373,16 +356,4 @@ func printAuditRules(e *env) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Summary)
 	}
 	return tw.Flush()
-}
-
-// printAuditFindings prints the findings at or above min on stderr, for
-// commands that audit on the way (publish).
-func printAuditFindings(e *env, rep *audit.Report, min audit.Severity) {
-	for _, f := range rep.AtLeast(min) {
-		msg := f.Message
-		if f.Match != "" {
-			msg += ": " + f.Match
-		}
-		fmt.Fprintf(e.stderr, "%s %s [%s] %s\n", e.paintErr("audit:"), f.Severity, f.Rule, strings.TrimSpace(location(rep, f)+": "+msg))
-	}
 }

@@ -1,19 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/skillpm/skillpm/verify"
 )
-
-// passwordEnv holds the private key's passphrase for non-interactive use.
-const passwordEnv = "SKILLPM_KEY_PASSWORD"
 
 func keyCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -80,32 +75,4 @@ func writeKeyFile(path string, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	return os.Chmod(path, perm)
-}
-
-// passphrase reads the key passphrase from SKILLPM_KEY_PASSWORD or the
-// terminal (twice when confirm). It is never printed or logged.
-func passphrase(e *env, confirm bool) ([]byte, error) {
-	if p, ok := os.LookupEnv(passwordEnv); ok {
-		return []byte(p), nil
-	}
-	f, ok := e.stdin.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil, &usageError{msg: "no passphrase for the private key", hint: "set " + passwordEnv + " or run on a terminal"}
-	}
-	fmt.Fprint(e.stderr, "Enter passphrase for the private key: ")
-	p, err := term.ReadPassword(int(f.Fd()))
-	fmt.Fprintln(e.stderr)
-	if err != nil || !confirm {
-		return p, err
-	}
-	fmt.Fprint(e.stderr, "Enter it again: ")
-	again, err := term.ReadPassword(int(f.Fd()))
-	fmt.Fprintln(e.stderr)
-	if err != nil {
-		return nil, err
-	}
-	if string(again) != string(p) {
-		return nil, errors.New("the passphrases differ")
-	}
-	return p, nil
 }

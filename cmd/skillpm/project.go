@@ -298,13 +298,6 @@ func printChanges(e *env, res *manager.Result) error {
 	return nil
 }
 
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 // errNotInstalled reports a skill that is not in the project.
 var errNotInstalled = errors.New("skill not installed")
 

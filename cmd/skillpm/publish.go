@@ -144,7 +144,7 @@ func runPublish(c *cli.Context, e *env, opts publishOptions, signer *verify.Sign
 	started := time.Now()
 	// A path that is not a skill at all is "not found" (exit 4), as with
 	// lint; a skill with lint errors is invalid (exit 3).
-	if _, err := findSkills(opts.dir); err != nil {
+	if _, err := skill.Find(opts.dir); err != nil {
 		return nil, err
 	}
 	l, err := skill.NewLinter()

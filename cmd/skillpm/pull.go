@@ -110,10 +110,3 @@ func pullDir(res *registry.Resolved, ref registry.Reference) string {
 	}
 	return ""
 }
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "(unnamed skill)"
-	}
-	return s
-}

@@ -203,13 +203,6 @@ func label(r *verify.Report) string {
 	return r.Repository
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // ghEscape escapes a GitHub Actions workflow command's data.
 func ghEscape(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
