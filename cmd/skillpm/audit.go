@@ -259,17 +259,6 @@ func projectTargets(c *cli.Context, e *env) ([]auditTarget, error) {
 	return out, nil
 }
 
-// location names a finding's file as the user can find it: under the
-// path they gave, or under the skill's reference.
-func location(r *audit.Report, f audit.Finding) string {
-	if f.File == "." {
-		return r.Source
-	}
-	l := f
-	l.File = r.Source + "/" + f.File
-	return l.Location()
-}
-
 func printAuditTable(e *env, reps []*audit.Report) {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	rows := 0

@@ -74,3 +74,14 @@ func printLint(e *env, results []*skill.Result, errs, warns int) {
 	fmt.Fprintf(e.stdout, "%s, %s in %s (%d clean)\n",
 		plural(errs, "error"), plural(warns, "warning"), plural(len(results), "skill"), clean)
 }
+
+// location names a finding's file as the user can find it: under the
+// path they gave, or under the skill's reference.
+func location(r *audit.Report, f audit.Finding) string {
+	if f.File == "." {
+		return r.Source
+	}
+	l := f
+	l.File = r.Source + "/" + f.File
+	return l.Location()
+}
