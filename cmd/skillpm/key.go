@@ -35,27 +35,9 @@ Examples:
 				if c.NArg() > 0 {
 					return usageErrorf(c, "key generate takes no arguments")
 				}
-				prefix := c.String("output-prefix")
-				priv, pub := prefix+".key", prefix+".pub"
-				if !c.Bool("force") {
-					for _, p := range []string{priv, pub} {
-						if _, err := os.Stat(p); err == nil {
-							return &usageError{msg: p + " exists", hint: "pass --force to overwrite it, or --output-prefix to write elsewhere"}
-						}
-					}
-				}
-				pass, err := passphrase(e, true)
+				o := keyGenOptions{prefix: c.String("output-prefix"), force: c.Bool("force")}
+				priv, pub, err := generateKey(e, o)
 				if err != nil {
-					return err
-				}
-				privPEM, pubPEM, err := verify.GenerateKey(pass)
-				if err != nil {
-					return err
-				}
-				if err := writeKeyFile(priv, privPEM, 0o600); err != nil {
-					return err
-				}
-				if err := writeKeyFile(pub, pubPEM, 0o644); err != nil {
 					return err
 				}
 				if e.json {
@@ -68,6 +50,40 @@ Examples:
 			},
 		}},
 	}
+}
+
+// keyGenOptions are key generate's flags.
+type keyGenOptions struct {
+	prefix string // --output-prefix: writes PREFIX.key and PREFIX.pub
+	force  bool   // --force overwrites them; false refuses existing files
+}
+
+// generateKey writes a new key pair where o says, with a passphrase from
+// the environment or the terminal, and returns the two files' paths.
+func generateKey(e *env, o keyGenOptions) (priv, pub string, err error) {
+	priv, pub = o.prefix+".key", o.prefix+".pub"
+	if !o.force {
+		for _, p := range []string{priv, pub} {
+			if _, err := os.Stat(p); err == nil {
+				return "", "", &usageError{msg: p + " exists", hint: "pass --force to overwrite it, or --output-prefix to write elsewhere"}
+			}
+		}
+	}
+	pass, err := passphrase(e, true)
+	if err != nil {
+		return "", "", err
+	}
+	privPEM, pubPEM, err := verify.GenerateKey(pass)
+	if err != nil {
+		return "", "", err
+	}
+	if err := writeKeyFile(priv, privPEM, 0o600); err != nil {
+		return "", "", err
+	}
+	if err := writeKeyFile(pub, pubPEM, 0o644); err != nil {
+		return "", "", err
+	}
+	return priv, pub, nil
 }
 
 func writeKeyFile(path string, data []byte, perm fs.FileMode) error {
