@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/skillpm/skillpm/internal/sigproto"
+	"github.com/skillpm/skillpm/registry"
 )
 
 // Claim is what a bundle says about itself, before any verification:
@@ -30,6 +31,30 @@ func Describe(ctx context.Context, sg sigproto.Backend, data []byte) (*Claim, er
 		return nil, err
 	}
 	return &Claim{PredicateType: out.PredicateType, Signer: out.Signer}, nil
+}
+
+// maxBundleSize bounds a sigstore bundle DescribeReferrers reads.
+const maxBundleSize = 1 << 20
+
+// DescribeReferrers reads the sigstore bundles among in's referrers and
+// what each claims (signer, predicate), keyed by referrer digest, for
+// display. A referrer that cannot be read, is not a bundle or does not
+// describe is left out: nothing here is trusted.
+func DescribeReferrers(ctx context.Context, sg sigproto.Backend, client *registry.Client, in *registry.Inspection) map[string]*Claim {
+	out := map[string]*Claim{}
+	for _, r := range in.Referrers {
+		if r.ArtifactType != BundleMediaType && r.ArtifactType != "" {
+			continue
+		}
+		m, blob, err := client.FetchReferrer(ctx, in.Ref, r, maxBundleSize)
+		if err != nil || m.ArtifactType != BundleMediaType {
+			continue
+		}
+		if cl, err := Describe(ctx, sg, blob); err == nil {
+			out[r.Digest.String()] = cl
+		}
+	}
+	return out
 }
 
 // KeyID is the identity Verify reports for a key: "key:sha256:" and the

@@ -43,7 +43,11 @@ func wantsFromRef(c *cli.Context, e *env, m *manager.Manager, arg string) ([]man
 	if err != nil {
 		return nil, err
 	}
-	client, err := newRegistryClient(e, c)
+	ro, err := readRegistryOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	client, err := registryClient(e, ro)
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,6 +15,7 @@ import (
 	"github.com/skillpm/skillpm/audit"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/skill"
 )
 
 type auditOptions struct {
@@ -142,22 +141,6 @@ func runAudit(c *cli.Context, e *env, opts auditOptions) error {
 	return nil
 }
 
-// loadAllowList reads --allow-list, else the project's .skillpm-audit.yaml
-// when there is one.
-func loadAllowList(c *cli.Context, name string) (*audit.AllowList, error) {
-	if name == "" {
-		dir, err := projectDir(c)
-		if err != nil {
-			return nil, err
-		}
-		name = filepath.Join(dir, audit.AllowFileName)
-		if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-	}
-	return audit.LoadAllowList(name)
-}
-
 // auditTargets turns one argument into the folders to scan: an existing
 // path, the project's lock, or a published reference.
 func auditTargets(c *cli.Context, e *env, arg string) ([]auditTarget, error) {
@@ -169,7 +152,7 @@ func auditTargets(c *cli.Context, e *env, arg string) ([]auditTarget, error) {
 	// lookup of a host called ".".
 	_, statErr := os.Lstat(arg)
 	if statErr == nil || strings.HasPrefix(arg, ".") || filepath.IsAbs(arg) || strings.HasPrefix(arg, "/") || strings.Contains(arg, `\`) {
-		dirs, err := findSkills(arg)
+		dirs, err := skill.Find(arg)
 		if err != nil {
 			return nil, err
 		}
@@ -182,10 +165,14 @@ func auditTargets(c *cli.Context, e *env, arg string) ([]auditTarget, error) {
 	ref, err := registry.ParseReference(arg)
 	if err != nil {
 		// Neither a file nor a reference: say both.
-		_, nf := findSkills(arg)
+		_, nf := skill.Find(arg)
 		return nil, fmt.Errorf("%w (and not a reference: %v)", nf, err)
 	}
-	client, err := newRegistryClient(e, c)
+	ro, err := readRegistryOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	client, err := registryClient(e, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +241,11 @@ func projectTargets(c *cli.Context, e *env) ([]auditTarget, error) {
 			return nil, fmt.Errorf("skills.lock: %s: manifest %q: %w", s.Name, s.Manifest, err)
 		}
 		if client == nil {
-			if client, err = newRegistryClient(e, c); err != nil {
+			ro, err := readRegistryOptions(c)
+			if err != nil {
+				return nil, err
+			}
+			if client, err = registryClient(e, ro); err != nil {
 				return nil, err
 			}
 		}
@@ -266,17 +257,6 @@ func projectTargets(c *cli.Context, e *env) ([]auditTarget, error) {
 		out = append(out, t)
 	}
 	return out, nil
-}
-
-// location names a finding's file as the user can find it: under the
-// path they gave, or under the skill's reference.
-func location(r *audit.Report, f audit.Finding) string {
-	if f.File == "." {
-		return r.Source
-	}
-	l := f
-	l.File = r.Source + "/" + f.File
-	return l.Location()
 }
 
 func printAuditTable(e *env, reps []*audit.Report) {
@@ -365,16 +345,4 @@ func printAuditRules(e *env) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Summary)
 	}
 	return tw.Flush()
-}
-
-// printAuditFindings prints the findings at or above min on stderr, for
-// commands that audit on the way (publish).
-func printAuditFindings(e *env, rep *audit.Report, min audit.Severity) {
-	for _, f := range rep.AtLeast(min) {
-		msg := f.Message
-		if f.Match != "" {
-			msg += ": " + f.Match
-		}
-		fmt.Fprintf(e.stderr, "%s %s [%s] %s\n", e.paintErr("audit:"), f.Severity, f.Rule, strings.TrimSpace(location(rep, f)+": "+msg))
-	}
 }

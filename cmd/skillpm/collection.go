@@ -30,7 +30,11 @@ func runPublishCollection(c *cli.Context, e *env, name string) error {
 		}
 		skills = append(skills, r)
 	}
-	client, err := newRegistryClient(e, c)
+	ro, err := readRegistryOptions(c)
+	if err != nil {
+		return err
+	}
+	client, err := registryClient(e, ro)
 	if err != nil {
 		return err
 	}

@@ -99,7 +99,11 @@ func runImport(c *cli.Context, e *env, dryRun bool) error {
 	if err != nil {
 		return err
 	}
-	client, err := newRegistryClient(e, c)
+	ro, err := readRegistryOptions(c)
+	if err != nil {
+		return err
+	}
+	client, err := registryClient(e, ro)
 	if err != nil {
 		return err
 	}

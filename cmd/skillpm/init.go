@@ -43,9 +43,13 @@ Examples:
 			if c.NArg() > 1 {
 				return usageErrorf(c, "init takes at most one folder, got %d", c.NArg())
 			}
-			dir := c.Args().First()
-			if dir == "" {
-				dir = "."
+			o := initOptions{dir: c.Args().First(), scaffold: skill.ScaffoldOptions{
+				Name: c.String("name"), Description: c.String("description"), Version: c.String("version"),
+				Tool: c.String("tool"), Runtime: c.String("runtime"), Format: skill.ToolFormat(c.String("format")),
+				Force: c.Bool("force"),
+			}}
+			if o.dir == "" {
+				o.dir = "."
 			}
 			if c.IsSet("runtime") && !c.IsSet("tool") {
 				return usageErrorf(c, "--runtime needs --tool NAME")
@@ -53,31 +57,50 @@ Examples:
 			if c.IsSet("format") && !c.IsSet("tool") {
 				return usageErrorf(c, "--format needs --tool NAME")
 			}
-			if !c.Bool("force") {
-				if err := refuseProjectFolder(dir); err != nil {
-					return err
-				}
-			}
-			files, err := skill.Scaffold(dir, skill.ScaffoldOptions{
-				Name: c.String("name"), Description: c.String("description"), Version: c.String("version"),
-				Tool: c.String("tool"), Runtime: c.String("runtime"), Format: skill.ToolFormat(c.String("format")),
-				Force: c.Bool("force"),
-			})
+			files, err := runInit(o)
 			if err != nil {
-				return &usageError{msg: err.Error(), hint: "see 'skillpm init --help'"}
+				return err
 			}
-			if e.json {
-				return writeJSON(e.stdout, map[string]any{"dir": dir, "files": files})
-			}
-			if !e.quiet {
-				for _, f := range files {
-					fmt.Fprintf(e.stdout, "created %s\n", filepath.Join(dir, f))
-				}
-				fmt.Fprintf(e.stdout, "next: edit %s, then run 'skillpm lint %s'\n", filepath.Join(dir, skill.FileName), dir)
-			}
-			return nil
+			return printInit(e, o.dir, files)
 		},
 	}
+}
+
+// initOptions are init's flags and argument.
+type initOptions struct {
+	dir string // the folder to scaffold; "." when none is given
+	// scaffold is what to write; its Force also lets init make a skill
+	// of a project folder (refuseProjectFolder).
+	scaffold skill.ScaffoldOptions
+}
+
+// runInit scaffolds the skill o asks for and returns the files written,
+// relative to o.dir.
+func runInit(o initOptions) ([]string, error) {
+	if !o.scaffold.Force {
+		if err := refuseProjectFolder(o.dir); err != nil {
+			return nil, err
+		}
+	}
+	files, err := skill.Scaffold(o.dir, o.scaffold)
+	if err != nil {
+		return nil, &usageError{msg: err.Error(), hint: "see 'skillpm init --help'"}
+	}
+	return files, nil
+}
+
+// printInit lists the files init created and what to do next.
+func printInit(e *env, dir string, files []string) error {
+	if e.json {
+		return writeJSON(e.stdout, map[string]any{"dir": dir, "files": files})
+	}
+	if !e.quiet {
+		for _, f := range files {
+			fmt.Fprintf(e.stdout, "created %s\n", filepath.Join(dir, f))
+		}
+		fmt.Fprintf(e.stdout, "next: edit %s, then run 'skillpm lint %s'\n", filepath.Join(dir, skill.FileName), dir)
+	}
+	return nil
 }
 
 // refuseProjectFolder refuses to scaffold into a folder that is a project

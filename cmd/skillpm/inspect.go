@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/skillpm/skillpm/internal/sigproto"
 	"sort"
 
 	"github.com/urfave/cli/v2"
@@ -13,26 +11,6 @@ import (
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/verify"
 )
-
-// describeBundles reads the sigstore bundles among in's referrers and
-// what each claims (signer, predicate), by referrer digest. Unreadable
-// ones are left out.
-func describeBundles(ctx context.Context, sg sigproto.Backend, client *registry.Client, in *registry.Inspection) map[string]*verify.Claim {
-	out := map[string]*verify.Claim{}
-	for _, r := range in.Referrers {
-		if r.ArtifactType != verify.BundleMediaType && r.ArtifactType != "" {
-			continue
-		}
-		m, blob, err := client.FetchReferrer(ctx, in.Ref, r, 1<<20)
-		if err != nil || m.ArtifactType != verify.BundleMediaType {
-			continue
-		}
-		if cl, err := verify.Describe(ctx, sg, blob); err == nil {
-			out[r.Digest.String()] = cl
-		}
-	}
-	return out
-}
 
 func inspectCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -55,7 +33,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			client, err := newRegistryClient(e, c)
+			ro, err := readRegistryOptions(c)
+			if err != nil {
+				return err
+			}
+			client, err := registryClient(e, ro)
 			if err != nil {
 				return err
 			}
@@ -68,7 +50,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			claims := describeBundles(c.Context, e.sigstore(), client, in)
+			claims := verify.DescribeReferrers(c.Context, e.sigstore(), client, in)
 			if e.json {
 				out := inspectJSON(in)
 				out["signatures"] = claims

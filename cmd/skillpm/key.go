@@ -1,19 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/skillpm/skillpm/verify"
 )
-
-// passwordEnv holds the private key's passphrase for non-interactive use.
-const passwordEnv = "SKILLPM_KEY_PASSWORD"
 
 func keyCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -40,27 +35,9 @@ Examples:
 				if c.NArg() > 0 {
 					return usageErrorf(c, "key generate takes no arguments")
 				}
-				prefix := c.String("output-prefix")
-				priv, pub := prefix+".key", prefix+".pub"
-				if !c.Bool("force") {
-					for _, p := range []string{priv, pub} {
-						if _, err := os.Stat(p); err == nil {
-							return &usageError{msg: p + " exists", hint: "pass --force to overwrite it, or --output-prefix to write elsewhere"}
-						}
-					}
-				}
-				pass, err := passphrase(e, true)
+				o := keyGenOptions{prefix: c.String("output-prefix"), force: c.Bool("force")}
+				priv, pub, err := generateKey(e, o)
 				if err != nil {
-					return err
-				}
-				privPEM, pubPEM, err := verify.GenerateKey(pass)
-				if err != nil {
-					return err
-				}
-				if err := writeKeyFile(priv, privPEM, 0o600); err != nil {
-					return err
-				}
-				if err := writeKeyFile(pub, pubPEM, 0o644); err != nil {
 					return err
 				}
 				if e.json {
@@ -75,37 +52,43 @@ Examples:
 	}
 }
 
+// keyGenOptions are key generate's flags.
+type keyGenOptions struct {
+	prefix string // --output-prefix: writes PREFIX.key and PREFIX.pub
+	force  bool   // --force overwrites them; false refuses existing files
+}
+
+// generateKey writes a new key pair where o says, with a passphrase from
+// the environment or the terminal, and returns the two files' paths.
+func generateKey(e *env, o keyGenOptions) (priv, pub string, err error) {
+	priv, pub = o.prefix+".key", o.prefix+".pub"
+	if !o.force {
+		for _, p := range []string{priv, pub} {
+			if _, err := os.Stat(p); err == nil {
+				return "", "", &usageError{msg: p + " exists", hint: "pass --force to overwrite it, or --output-prefix to write elsewhere"}
+			}
+		}
+	}
+	pass, err := passphrase(e, true)
+	if err != nil {
+		return "", "", err
+	}
+	privPEM, pubPEM, err := verify.GenerateKey(pass)
+	if err != nil {
+		return "", "", err
+	}
+	if err := writeKeyFile(priv, privPEM, 0o600); err != nil {
+		return "", "", err
+	}
+	if err := writeKeyFile(pub, pubPEM, 0o644); err != nil {
+		return "", "", err
+	}
+	return priv, pub, nil
+}
+
 func writeKeyFile(path string, data []byte, perm fs.FileMode) error {
 	if err := os.WriteFile(path, data, perm); err != nil {
 		return err
 	}
 	return os.Chmod(path, perm)
-}
-
-// passphrase reads the key passphrase from SKILLPM_KEY_PASSWORD or the
-// terminal (twice when confirm). It is never printed or logged.
-func passphrase(e *env, confirm bool) ([]byte, error) {
-	if p, ok := os.LookupEnv(passwordEnv); ok {
-		return []byte(p), nil
-	}
-	f, ok := e.stdin.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil, &usageError{msg: "no passphrase for the private key", hint: "set " + passwordEnv + " or run on a terminal"}
-	}
-	fmt.Fprint(e.stderr, "Enter passphrase for the private key: ")
-	p, err := term.ReadPassword(int(f.Fd()))
-	fmt.Fprintln(e.stderr)
-	if err != nil || !confirm {
-		return p, err
-	}
-	fmt.Fprint(e.stderr, "Enter it again: ")
-	again, err := term.ReadPassword(int(f.Fd()))
-	fmt.Fprintln(e.stderr)
-	if err != nil {
-		return nil, err
-	}
-	if string(again) != string(p) {
-		return nil, errors.New("the passphrases differ")
-	}
-	return p, nil
 }

@@ -1,12 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
 
 	"github.com/skillpm/skillpm/skill"
 	"github.com/urfave/cli/v2"
@@ -59,7 +54,7 @@ func runLint(e *env, opts lintOptions) error {
 	}
 	var dirs []string
 	for _, p := range opts.paths {
-		found, err := findSkills(p)
+		found, err := skill.Find(p)
 		if err != nil {
 			return err
 		}
@@ -106,47 +101,6 @@ func runLint(e *env, opts lintOptions) error {
 	return nil
 }
 
-func printLint(e *env, results []*skill.Result, errs, warns int) {
-	clean := 0
-	for _, r := range results {
-		if len(r.Diagnostics) == 0 {
-			clean++
-			continue
-		}
-		for _, d := range r.Diagnostics {
-			if e.quiet && d.Severity != skill.SeverityError {
-				continue
-			}
-			loc := d.File
-			if d.Line > 0 {
-				loc = fmt.Sprintf("%s:%d", d.File, d.Line)
-			}
-			sev := string(d.Severity)
-			if d.Severity == skill.SeverityError {
-				sev = e.paint("31", sev)
-			} else {
-				sev = e.paint("33", sev)
-			}
-			fmt.Fprintf(e.stdout, "%s: %s %s %s\n", termLine(loc), sev, e.paint("2", "["+d.Rule+"]"), termText(d.Message))
-			if d.Fix != "" {
-				fmt.Fprintf(e.stdout, "    fix: %s\n", termText(d.Fix))
-			}
-		}
-	}
-	if e.quiet {
-		return
-	}
-	fmt.Fprintf(e.stdout, "%s, %s in %s (%d clean)\n",
-		plural(errs, "error"), plural(warns, "warning"), plural(len(results), "skill"), clean)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 func printRules(e *env) error {
 	if e.json {
 		return writeJSON(e.stdout, skill.Rules())
@@ -155,64 +109,4 @@ func printRules(e *env) error {
 		fmt.Fprintf(e.stdout, "%-26s %-8s %-13s %s\n", r.ID, r.Severity, r.Profile, r.Summary)
 	}
 	return nil
-}
-
-// findSkills returns the skill folders at or under p: p itself when it
-// holds a SKILL.md entry (even a broken one, so lint can say what is
-// wrong), otherwise every folder below it that does. Hidden folders are
-// searched (.claude/skills) except .git; node_modules is skipped.
-func findSkills(p string) ([]string, error) {
-	fi, err := os.Stat(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &skill.Error{Path: p, Rule: "skill-md-missing", Msg: "no such file or directory", Fix: "pass the path of a skill folder", Err: skill.ErrNotSkill}
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		if filepath.Base(p) == skill.FileName {
-			return []string{filepath.Dir(p)}, nil
-		}
-		return nil, &skill.Error{Path: p, Rule: "skill-md-missing", Msg: "not a skill folder", Fix: "pass the folder that holds SKILL.md", Err: skill.ErrNotSkill}
-	}
-	if _, err := os.Lstat(filepath.Join(p, skill.FileName)); err == nil {
-		return []string{p}, nil
-	}
-	var dirs []string
-	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == p {
-				return err
-			}
-			return nil // unreadable subfolders are skipped
-		}
-		if d.IsDir() && path != p && (d.Name() == ".git" || d.Name() == "node_modules") {
-			return filepath.SkipDir
-		}
-		if d.Name() == skill.FileName && path != p {
-			dirs = append(dirs, filepath.Dir(path))
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(dirs) == 0 {
-		return nil, &skill.Error{Path: p, Rule: "skill-md-missing", Msg: "no SKILL.md found in or under this folder", Fix: "create one with 'skillpm init " + p + "'", Err: skill.ErrNotSkill}
-	}
-	sort.Strings(dirs)
-	return dedupe(dirs), nil
-}
-
-func dedupe(s []string) []string {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
 }

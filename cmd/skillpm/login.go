@@ -32,23 +32,33 @@ Examples:
 			if c.NArg() != 1 {
 				return usageErrorf(c, "login takes one registry host")
 			}
-			host := c.Args().First()
-			user := c.String("username")
-			password, err := readPassword(e, c.Bool("password-stdin"), user)
-			if err != nil {
+			o := loginOptions{host: c.Args().First(), user: c.String("username")}
+			var err error
+			if o.password, err = readPassword(e, c.Bool("password-stdin"), o.user); err != nil {
 				return usageErrorf(c, "%v", err)
 			}
-			client, err := newRegistryClient(e, c)
+			if o.registry, err = readRegistryOptions(c); err != nil {
+				return err
+			}
+			client, err := registryClient(e, o.registry)
 			if err != nil {
 				return err
 			}
-			if err := client.Login(c.Context, host, user, password); err != nil {
+			if err := client.Login(c.Context, o.host, o.user, o.password); err != nil {
 				return err
 			}
 			e.logf("Login succeeded")
 			return nil
 		},
 	}
+}
+
+// loginOptions are login's flags and argument.
+type loginOptions struct {
+	host     string          // the registry host
+	user     string          // -u; "" when the password is an identity token
+	password string          // from stdin or the terminal, never printed
+	registry registryOptions // the registry flags
 }
 
 func logoutCommand(e *env) *cli.Command {
@@ -60,7 +70,9 @@ func logoutCommand(e *env) *cli.Command {
 			if c.NArg() != 1 {
 				return usageErrorf(c, "logout takes one registry host")
 			}
-			client, err := newRegistryClient(e, c)
+			// logout has no registry flags: the zero options, the user
+			// config's.
+			client, err := registryClient(e, registryOptions{})
 			if err != nil {
 				return err
 			}

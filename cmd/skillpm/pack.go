@@ -117,13 +117,6 @@ func packTag(p *registry.Package) string {
 	return registry.EscapeTag(p.Version)
 }
 
-func orNone(v string) string {
-	if v == "" {
-		return "(no version)"
-	}
-	return v
-}
-
 // copyLayer writes the spooled layer to path, atomically.
 func copyLayer(p *registry.Package, path string) error {
 	r, err := p.OpenLayer()
@@ -162,15 +155,4 @@ func inside(dir, path string) (string, bool) {
 		return "", false
 	}
 	return rel, true
-}
-
-// packLimits are the limits installs unpack with here (the user config's
-// limits:, defaults for the rest): pack and publish refuse a skill over
-// them, since no pull or install could unpack it.
-func packLimits(e *env) (registry.Limits, error) {
-	cfg, err := e.userConfig()
-	if err != nil {
-		return registry.Limits{}, err
-	}
-	return registry.Limits{MaxFiles: cfg.Limits.MaxFiles, MaxBytes: cfg.Limits.MaxBytes, MaxFileSize: cfg.Limits.MaxFileSize}, nil
 }

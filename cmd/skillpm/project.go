@@ -6,15 +6,77 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/skillpm/skillpm/bundle"
+	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/internal/httpbound"
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/verify"
 	"github.com/urfave/cli/v2"
 )
+
+// registryFlags are shared by every command that talks to a registry.
+func registryFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "plain-http", Usage: "talk to the registry over plain HTTP (loopback registries; also plain_http in config.yaml)"},
+		&cli.DurationFlag{Name: "connect-timeout", Usage: "give up connecting to a registry after `DURATION` (default 10s; timeouts.connect in config.yaml)"},
+		&cli.DurationFlag{Name: "response-timeout", Usage: "give up on a registry that sends no response for `DURATION` after a request (default 30s; timeouts.response_header)"},
+		&cli.DurationFlag{Name: "stall-timeout", Usage: "give up on a download that receives less than 1 KiB in `DURATION` (default 30s; timeouts.stall)"},
+	}
+}
+
+// registryOptions are the shared registry flags (registryFlags), read
+// once. The zero value takes everything from the user config.
+type registryOptions struct {
+	// plainHTTP (--plain-http) talks to every registry over plain HTTP;
+	// false leaves it to the user config's plain_http hosts.
+	plainHTTP bool
+	// timeouts override the user config's where set
+	// (--connect-timeout, --response-timeout, --stall-timeout); a zero
+	// field keeps the config's value.
+	timeouts httpbound.Timeouts
+}
+
+// readRegistryOptions reads the registry flag group. A timeout flag that
+// is set must be positive.
+func readRegistryOptions(c *cli.Context) (registryOptions, error) {
+	ro := registryOptions{plainHTTP: c.Bool("plain-http")}
+	for _, f := range []struct {
+		name string
+		v    *time.Duration
+	}{{"connect-timeout", &ro.timeouts.Connect}, {"response-timeout", &ro.timeouts.ResponseHeader}, {"stall-timeout", &ro.timeouts.Stall}} {
+		if c.IsSet(f.name) {
+			if *f.v = c.Duration(f.name); *f.v <= 0 {
+				return ro, usageErrorf(c, "--%s must be a positive duration (like 30s)", f.name)
+			}
+		}
+	}
+	return ro, nil
+}
+
+// over is cfg with the timeouts ro sets in place of the config's.
+func (ro registryOptions) over(cfg config.Timeouts) httpbound.Timeouts {
+	t := httpbound.Timeouts{Connect: cfg.Connect, ResponseHeader: cfg.ResponseHeader, Stall: cfg.Stall}
+	for _, f := range []struct{ set, to *time.Duration }{
+		{&ro.timeouts.Connect, &t.Connect}, {&ro.timeouts.ResponseHeader, &t.ResponseHeader}, {&ro.timeouts.Stall, &t.Stall},
+	} {
+		if *f.set != 0 {
+			*f.to = *f.set
+		}
+	}
+	return t
+}
+
+// timeouts are the user config's, overridden by the flags that are set:
+// readRegistryOptions and over in one call, for the source clients.
+func timeouts(c *cli.Context, cfg config.Timeouts) (httpbound.Timeouts, error) {
+	ro, err := readRegistryOptions(c)
+	return ro.over(cfg), err
+}
 
 // projectFlags are shared by the commands that work on a project.
 func projectFlags() []cli.Flag {
@@ -127,7 +189,11 @@ func openManager(e *env, c *cli.Context, o openOptions) (*manager.Manager, error
 	} else if err != nil {
 		return nil, err
 	}
-	client, err := newRegistryClient(e, c)
+	ro, err := readRegistryOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	client, err := registryClient(e, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -230,13 +296,6 @@ func printChanges(e *env, res *manager.Result) error {
 	fmt.Fprintf(e.stdout, "%s locked; %d installed or updated, %d removed, %d unchanged, in %s\n",
 		plural(len(res.Lock.Skills), "skill"), changed, removed, unchanged, plural(len(res.Folders), "folder"))
 	return nil
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // errNotInstalled reports a skill that is not in the project.

@@ -23,6 +23,8 @@ type publishOptions struct {
 	sign, provenance bool
 	// allowAudit publishes despite critical audit findings.
 	allowAudit bool
+	// registry is the registry flag group.
+	registry registryOptions
 }
 
 func publishCommand(e *env) *cli.Command {
@@ -90,7 +92,11 @@ Examples:
 			if repo.Digest != "" || repo.Range != "" {
 				return usageErrorf(c, "publish takes a repository, not a digest or range: the tag is the skill's version")
 			}
-			opts := publishOptions{repo: repo, version: c.String("version"), force: c.Bool("force"), sign: c.Bool("sign"), provenance: c.Bool("provenance"), allowAudit: c.Bool("allow-audit-findings")}
+			ro, err := readRegistryOptions(c)
+			if err != nil {
+				return err
+			}
+			opts := publishOptions{repo: repo, version: c.String("version"), force: c.Bool("force"), sign: c.Bool("sign"), provenance: c.Bool("provenance"), allowAudit: c.Bool("allow-audit-findings"), registry: ro}
 			if len(dirs) > 1 {
 				if repo.Tag != "" {
 					return usageErrorf(c, "several folders publish under a prefix, each at its own version: drop the tag %q", repo.Tag)
@@ -138,7 +144,7 @@ func runPublish(c *cli.Context, e *env, opts publishOptions, signer *verify.Sign
 	started := time.Now()
 	// A path that is not a skill at all is "not found" (exit 4), as with
 	// lint; a skill with lint errors is invalid (exit 3).
-	if _, err := findSkills(opts.dir); err != nil {
+	if _, err := skill.Find(opts.dir); err != nil {
 		return nil, err
 	}
 	l, err := skill.NewLinter()
@@ -178,7 +184,7 @@ func runPublish(c *cli.Context, e *env, opts publishOptions, signer *verify.Sign
 	if p.Version == "" {
 		return nil, usageErrorf(c, "%s has no version: set version in its SKILL.md frontmatter, pass --version, or tag HEAD (v1.2.0)", opts.dir)
 	}
-	client, err := newRegistryClient(e, c)
+	client, err := registryClient(e, opts.registry)
 	if err != nil {
 		return nil, err
 	}

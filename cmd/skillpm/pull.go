@@ -34,36 +34,57 @@ Examples:
 			if c.NArg() != 1 {
 				return usageErrorf(c, "pull takes one reference")
 			}
-			ref, err := parseRef(c, c.Args().First())
-			if err != nil {
+			o := pullOptions{dir: c.String("output"), force: c.Bool("force")}
+			var err error
+			if o.ref, err = parseRef(c, c.Args().First()); err != nil {
 				return err
 			}
-			return runPull(c, e, ref, c.String("output"), c.Bool("force"))
+			if o.registry, err = readRegistryOptions(c); err != nil {
+				return err
+			}
+			return runPull(c, e, o)
 		},
 	}
 }
 
-func runPull(c *cli.Context, e *env, ref registry.Reference, dst string, force bool) error {
-	client, err := newRegistryClient(e, c)
+// pullOptions are pull's flags and argument.
+type pullOptions struct {
+	ref registry.Reference // the skill to pull
+	// dir (-o) is the folder to write; "" is a folder named after the
+	// skill (pullDir).
+	dir string
+	// force replaces a dir that is not empty; false refuses it.
+	force    bool
+	registry registryOptions // the registry flags
+}
+
+func runPull(c *cli.Context, e *env, o pullOptions) error {
+	client, err := registryClient(e, o.registry)
 	if err != nil {
 		return err
 	}
-	res, err := client.Resolve(c.Context, ref)
+	res, err := client.Resolve(c.Context, o.ref)
 	if err != nil {
 		return err
 	}
 	if res.Layout.Note != "" {
 		fmt.Fprintf(e.stderr, "warning: %s: %s\n", res.Ref.Repo(), termLine(res.Layout.Note))
 	}
+	dst := o.dir
 	if dst == "" {
-		if dst = pullDir(res, ref); dst == "" {
+		if dst = pullDir(res, o.ref); dst == "" {
 			return usageErrorf(c, "cannot tell the skill's folder: %q is not a skill name; pass -o DIR", res.Name())
 		}
 	}
-	st, err := client.Extract(c.Context, res, dst, registry.PullOptions{Overwrite: force})
+	st, err := client.Extract(c.Context, res, dst, registry.PullOptions{Overwrite: o.force})
 	if err != nil {
 		return err
 	}
+	return printPull(e, res, dst, st)
+}
+
+// printPull reports what pull wrote.
+func printPull(e *env, res *registry.Resolved, dst string, st registry.UnpackStats) error {
 	if e.json {
 		return writeJSON(e.stdout, map[string]any{
 			"name": res.Name(), "version": res.Version(), "reference": res.Ref.String(),
@@ -88,11 +109,4 @@ func pullDir(res *registry.Resolved, ref registry.Reference) string {
 		}
 	}
 	return ""
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "(unnamed skill)"
-	}
-	return s
 }

@@ -116,12 +116,16 @@ Examples:
 			if cfg.From == "" || cfg.To == "" {
 				return usageErrorf(c, "sync needs --from and --to (or from: and to: in --config FILE)")
 			}
-			client, err := newRegistryClient(e, c)
+			ro, err := readRegistryOptions(c)
+			if err != nil {
+				return err
+			}
+			client, err := registryClient(e, ro)
 			if err != nil {
 				return err
 			}
 			opts := skillsync.Options{Config: cfg, Client: client.WithoutMirrors(), DryRun: c.Bool("dry-run"), Sigstore: e.sigstore()}
-			gitc, wk, err := sourceClients(e, c, cfg.From)
+			gitc, wk, err := sourceClients(e, ro, cfg.From)
 			if err != nil {
 				return err
 			}
@@ -182,15 +186,12 @@ Examples:
 // is not a registry: caches under skillpm's cache, the user config's
 // limits and timeouts, and plain http for the hosts plain_http lists (and
 // the upstream's own with --plain-http).
-func sourceClients(e *env, c *cli.Context, from string) (*git.Client, *wellknown.Client, error) {
+func sourceClients(e *env, ro registryOptions, from string) (*git.Client, *wellknown.Client, error) {
 	cfg, err := e.userConfig()
 	if err != nil {
 		return nil, nil, err
 	}
-	tos, err := timeouts(c, cfg.Timeouts)
-	if err != nil {
-		return nil, nil, err
-	}
+	tos := ro.over(cfg.Timeouts)
 	dir, err := cacheDir()
 	if err != nil {
 		return nil, nil, err
@@ -211,7 +212,7 @@ func sourceClients(e *env, c *cli.Context, from string) (*git.Client, *wellknown
 		PlainHTTP: cfg.PlainHTTP,
 		UserAgent: "skillpm/" + version,
 	}
-	if c.Bool("plain-http") {
+	if ro.plainHTTP {
 		if u, err := url.Parse(strings.TrimPrefix(from, "wellknown+")); err == nil && u.Host != "" {
 			wk.PlainHTTP = append(append([]string{}, wk.PlainHTTP...), u.Host)
 		}

@@ -62,13 +62,19 @@ Examples:
 
 // verifyOptions are verify's flags.
 type verifyOptions struct {
-	refs []string // REF arguments; none checks the lock
-	deep bool     // --deep
+	refs     []string        // REF arguments; none checks the lock
+	deep     bool            // --deep
+	registry registryOptions // the registry flags
 }
 
 func runVerify(e *env, c *cli.Context) error {
 	o := verifyOptions{refs: c.Args().Slice(), deep: c.Bool("deep")}
 	if len(o.refs) > 0 {
+		ro, err := readRegistryOptions(c)
+		if err != nil {
+			return err
+		}
+		o.registry = ro
 		return verifyRefs(e, c, o)
 	}
 	m, err := openManager(e, c, openOptions{})
@@ -102,7 +108,7 @@ func runVerify(e *env, c *cli.Context) error {
 
 // verifyRefs checks the signatures of the manifests the REFs name.
 func verifyRefs(e *env, c *cli.Context, o verifyOptions) error {
-	client, err := newRegistryClient(e, c)
+	client, err := registryClient(e, o.registry)
 	if err != nil {
 		return err
 	}
@@ -195,13 +201,6 @@ func label(r *verify.Report) string {
 		return r.Name
 	}
 	return r.Repository
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // ghEscape escapes a GitHub Actions workflow command's data.

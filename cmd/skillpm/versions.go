@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/urfave/cli/v2"
 )
 
@@ -27,7 +29,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			client, err := newRegistryClient(e, c)
+			ro, err := readRegistryOptions(c)
+			if err != nil {
+				return err
+			}
+			client, err := registryClient(e, ro)
 			if err != nil {
 				return err
 			}
@@ -35,17 +41,22 @@ Examples:
 			if err != nil {
 				return err
 			}
-			out := make([]string, 0, len(vs))
-			for _, v := range vs {
-				out = append(out, v.Original())
-			}
-			if e.json {
-				return writeJSON(e.stdout, map[string]any{"repository": ref.Repo(), "versions": out})
-			}
-			for _, v := range out {
-				fmt.Fprintln(e.stdout, termLine(v))
-			}
-			return nil
+			return printVersions(e, ref, vs)
 		},
 	}
+}
+
+// printVersions prints the tags as published, lowest first.
+func printVersions(e *env, ref registry.Reference, vs []*semver.Version) error {
+	out := make([]string, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, v.Original())
+	}
+	if e.json {
+		return writeJSON(e.stdout, map[string]any{"repository": ref.Repo(), "versions": out})
+	}
+	for _, v := range out {
+		fmt.Fprintln(e.stdout, termLine(v))
+	}
+	return nil
 }
