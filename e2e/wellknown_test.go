@@ -103,11 +103,12 @@ func rewriteIndex(data []byte, f func(map[string]any)) []byte {
 //	wellknown serve NAME DIR   serve DIR; $NAME is its origin (http://127.0.0.1:PORT)
 //	wellknown mode NAME good|wrong-digest|hostile-archive|not-json|no-digest
 //	wellknown stats NAME       print requests=N
+//	wellknown stop NAME        stop serving (the origin is then unreachable)
 //	wellknown check DIR        check DIR/.well-known/agent-skills: the 0.2.0
 //	                           $schema, every artifact's sha256 digest, SKILL.md
 //	                           at every archive's root; one line per skill
 func cmdWellKnown(ts *testscript.TestScript, neg bool, args []string) {
-	const usage = "usage: wellknown serve NAME DIR | wellknown mode NAME MODE | wellknown stats NAME | wellknown check DIR"
+	const usage = "usage: wellknown serve NAME DIR | wellknown mode NAME MODE | wellknown stats NAME | wellknown stop NAME | wellknown check DIR"
 	if len(args) < 2 {
 		ts.Fatalf("%s", usage)
 	}
@@ -168,6 +169,8 @@ func cmdWellKnown(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	case "stats":
 		fmt.Fprintf(ts.Stdout(), "requests=%d\n", get().requests.Load())
+	case "stop":
+		ts.Check(get().srv.Close())
 	default:
 		ts.Fatalf("%s", usage)
 	}

@@ -176,6 +176,9 @@ func (s *sourced) versions(ctx context.Context, e source.Entry) ([]*semver.Versi
 			}
 		}
 	}
+	if p := s.previousOf(e); p != nil && e.Kind == project.KindWellKnown && !s.upgrade(e.Name) {
+		cands = keepLocked(cands, *p)
+	}
 	var vs []*semver.Version
 	for i, c := range cands {
 		if c.Version == nil {
@@ -195,6 +198,26 @@ func (s *sourced) versions(ctx context.Context, e source.Entry) ([]*semver.Versi
 	s.cands[e.Name] = cands
 	s.mu.Unlock()
 	return vs, nil
+}
+
+// keepLocked keeps the locked pin of a well-known skill a candidate: an
+// origin serves one version at a time, so without it a re-resolve for
+// another reason would take whatever the origin serves now. The
+// candidate of the locked version (or the unversioned one) takes the
+// locked pin; when the origin serves another version only, the locked
+// one is added beside it. 'update' (upgrade) takes the new one.
+func keepLocked(cands []source.Candidate, p lockfile.Skill) []source.Candidate {
+	v, err := semver.StrictNewVersion(p.Version)
+	if err != nil || p.Source == nil {
+		return cands
+	}
+	for i, c := range cands {
+		if c.Version == nil || c.Version.Equal(v) {
+			cands[i] = source.Candidate{Version: v, Pin: *p.Source, Tracked: c.Tracked}
+			return cands
+		}
+	}
+	return append(cands, source.Candidate{Version: v, Pin: *p.Source})
 }
 
 func (s *sourced) previousOf(e source.Entry) *lockfile.Skill {

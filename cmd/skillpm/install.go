@@ -73,8 +73,11 @@ oci:PATH): its skill is added from there (a tag as that exact version).
 A collection's REF ('publish --collection') adds each of its skills from
 its own repository at the version the collection pins.
 SOURCE is a git repository (github.com/OWNER/REPO[/FOLDER][@REF], an
-https://, ssh://, git@HOST:PATH or file:// URL) or a ./folder of the
-project; a repository holding several skills needs --skill or --all.
+https://…/REPO.git, git+https://, ssh://, git@HOST:PATH or file:// URL),
+a well-known origin (https://ORIGIN[/PATH] serving
+/.well-known/agent-skills/index.json; an https:// URL without one is read
+as git) or a ./folder of the project; a repository or origin holding
+several skills needs --skill or --all.
 
 Examples:
   skillpm add pdf-tools
@@ -84,6 +87,7 @@ Examples:
   skillpm add github.com/anthropics/skills --skill pdf --skill docx
   skillpm add github.com/acme/skills/skills/pdf@main
   skillpm add ./skills/dev
+  skillpm add https://example.com/docs --skill brand
   skillpm add -g release-notes      # into ~/.claude/skills and ~/.agents/skills
   skillpm add --agent codex --agent claude-code pdf-tools   # agents: [codex, claude-code] in skills.yaml`,
 		Flags: append(projectFlags(),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/skillpm/skillpm/manager"
@@ -15,18 +16,16 @@ import (
 	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/source/git"
 	"github.com/skillpm/skillpm/source/local"
+	"github.com/skillpm/skillpm/source/wellknown"
 	"github.com/urfave/cli/v2"
 )
 
 // setSources gives m the kinds of source skills.yaml may name besides
-// registries, and the cache they are packed into. The git client's stall
-// timeout is the user config's (timeouts.stall).
+// registries, and the cache they are packed into. The git and
+// well-known clients are sync's (sourceClients): the user config's
+// limits, timeouts and plain_http, caches under skillpm's cache.
 func setSources(e *env, c *cli.Context, m *manager.Manager) error {
-	cfg, err := e.userConfig()
-	if err != nil {
-		return err
-	}
-	tos, err := timeouts(c, cfg.Timeouts)
+	gc, wk, err := sourceClients(e, c, "")
 	if err != nil {
 		return err
 	}
@@ -34,11 +33,11 @@ func setSources(e *env, c *cli.Context, m *manager.Manager) error {
 	if err != nil {
 		return err
 	}
-	lim := registry.Limits{MaxFiles: cfg.Limits.MaxFiles, MaxBytes: cfg.Limits.MaxBytes, MaxFileSize: cfg.Limits.MaxFileSize}
-	gc := &git.Client{CacheDir: filepath.Join(dir, "git"), Stall: tos.Stall, Limits: lim}
+	lim := gc.Limits
 	m.Sources = map[string]source.Source{
-		project.KindGit:   &git.Kind{Client: gc},
-		project.KindLocal: &local.Kind{Limits: lim},
+		project.KindGit:       &git.Kind{Client: gc},
+		project.KindLocal:     &local.Kind{Limits: lim},
+		project.KindWellKnown: &wellknown.Kind{Client: wk},
 	}
 	// The packed layouts are read back through a client of their own:
 	// oci: layouts only, no network, no registry cache.
@@ -46,26 +45,63 @@ func setSources(e *env, c *cli.Context, m *manager.Manager) error {
 	return nil
 }
 
-// isSourceArg reports whether an 'add' argument names a git repository
-// or a local folder rather than a registry skill.
+// isSourceArg reports whether an 'add' argument names a git repository,
+// a well-known origin or a local folder rather than a registry skill.
 func isSourceArg(arg string) bool {
 	if isLocalArg(arg) {
 		return true
 	}
-	for _, p := range []string{"git://", "ssh://", "file://", "git@"} {
+	for _, p := range []string{"git://", "ssh://", "file://", "git@", "git+", "wellknown+", "https://", "http://"} {
 		if strings.HasPrefix(arg, p) {
 			return true
 		}
 	}
-	if strings.HasPrefix(arg, "https://") || strings.HasPrefix(arg, "http://") {
-		// An https origin is a well-known index unless it looks like a
-		// repository: a .git path, a "//" folder, or a forge's host.
-		rest := arg[strings.Index(arg, "://")+3:]
-		host, _, _ := strings.Cut(rest, "/")
-		return strings.Contains(rest, ".git") || strings.Contains(rest, "//") || isForge(host)
-	}
 	host, _, ok := strings.Cut(arg, "/")
 	return ok && isForge(host)
+}
+
+// Which source an https:// argument of 'add' names (see README, Sources):
+//
+//   - git+https://… is git, wellknown+https://… is well-known, always;
+//   - an https:// URL is git when it evidently names a repository: a
+//     forge's host (github.com, gitlab.com, bitbucket.org, codeberg.org),
+//     a path segment ending in .git, a "//" folder or a "#ref";
+//   - any other https:// URL is an origin: well-known when it serves a
+//     discovery index (current or legacy path), else it is read as git
+//     (a self-hosted forge's repository without .git).
+const (
+	argGit       = "git"
+	argWellKnown = "wellknown"
+	argProbe     = "probe" // an https:// URL to try as an origin first
+)
+
+// sourceArgKind classifies a non-local source argument, and returns it
+// without its git+ or wellknown+ prefix.
+func sourceArgKind(arg string) (kind, rest string) {
+	if r, ok := strings.CutPrefix(arg, "wellknown+"); ok {
+		return argWellKnown, r
+	}
+	if r, ok := strings.CutPrefix(arg, "git+"); ok {
+		return argGit, r
+	}
+	scheme, rest, ok := strings.Cut(arg, "://")
+	if !ok || (scheme != "https" && scheme != "http") {
+		return argGit, arg
+	}
+	if strings.Contains(rest, "#") {
+		return argGit, arg
+	}
+	host, p, _ := strings.Cut(rest, "/")
+	if isForge(host) || strings.Contains(p, "//") {
+		return argGit, arg
+	}
+	for _, seg := range strings.Split(p, "/") {
+		seg, _, _ = strings.Cut(seg, "@")
+		if strings.HasSuffix(seg, ".git") {
+			return argGit, arg
+		}
+	}
+	return argProbe, arg
 }
 
 func isForge(host string) bool {
@@ -81,12 +117,88 @@ func isLocalArg(arg string) bool {
 }
 
 // sourceWants turns one 'add' argument that names a source into the
-// skills to add: the folder it names, or the skills of a repository
-// picked with --skill or --all.
+// skills to add: the folder it names, or the skills of a repository or
+// an origin picked with --skill or --all.
 func sourceWants(ctx context.Context, c *cli.Context, m *manager.Manager, arg string) ([]manager.Want, error) {
 	if isLocalArg(arg) {
 		return localWant(c, m, arg)
 	}
+	kind, rest := sourceArgKind(arg)
+	switch kind {
+	case argWellKnown:
+		return wellKnownWants(ctx, c, m, rest)
+	case argProbe:
+		ws, err := wellKnownWants(ctx, c, m, rest)
+		if !errors.Is(err, errNoIndex) {
+			return ws, err
+		}
+		ws, gerr := gitWants(ctx, c, m, rest)
+		if gerr != nil {
+			return nil, fmt.Errorf("%w (and %s serves no well-known index: %v)", gerr, git.Redact(rest), err)
+		}
+		return ws, nil
+	}
+	return gitWants(ctx, c, m, rest)
+}
+
+// errNoIndex marks an origin that serves no discovery index, so that
+// 'add' reads the URL as a git repository instead.
+var errNoIndex = errors.New("no well-known index")
+
+// wellKnownWants lists the skills of a well-known origin's index and
+// picks with --skill or --all.
+func wellKnownWants(ctx context.Context, c *cli.Context, m *manager.Manager, arg string) ([]manager.Want, error) {
+	u, err := wellknown.ParseOrigin(arg)
+	if err != nil {
+		return nil, usageErrorf(c, "%v", err)
+	}
+	origin := u.String()
+	e := source.Entry{Kind: project.KindWellKnown, Location: origin, Repository: "wellknown+" + origin}
+	names, err := m.ListSkills(ctx, e)
+	if err != nil {
+		if errors.Is(err, wellknown.ErrNotFound) {
+			return nil, fmt.Errorf("add %s: %w: %w", u.Redacted(), errNoIndex, err)
+		}
+		return nil, fmt.Errorf("add %s: %w", u.Redacted(), err)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("add %s: its well-known index lists no skill: %w", u.Redacted(), source.ErrNotFound)
+	}
+	picked, err := pickSkills(c, arg, u.Redacted(), names, names)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]manager.Want, 0, len(picked))
+	for _, n := range picked {
+		out = append(out, manager.Want{Name: n, Source: &project.Want{WellKnown: origin}})
+	}
+	return out, nil
+}
+
+// pickSkills picks, from the skills a source holds (names, in listing
+// order, each described by listing), the ones --skill or --all ask
+// for; a source of one skill needs neither.
+func pickSkills(c *cli.Context, arg, where string, names, listing []string) ([]string, error) {
+	picked := c.StringSlice("skill")
+	switch {
+	case c.Bool("all"):
+		return names, nil
+	case len(picked) == 0 && len(names) == 1:
+		return names, nil
+	case len(picked) == 0:
+		return nil, usageErrorf(c, "%s holds %d skills: %s; pick with --skill NAME (repeatable) or --all", where, len(names), strings.Join(listing, ", "))
+	}
+	for _, n := range picked {
+		if !slices.Contains(names, n) {
+			return nil, fmt.Errorf("add %s: %s has no skill %q: %w; it holds: %s", git.Redact(arg), where, n, source.ErrNotFound, strings.Join(listing, ", "))
+		}
+	}
+	return picked, nil
+}
+
+// gitWants lists the skills of a git repository (or its folder) and
+// picks with --skill or --all.
+func gitWants(ctx context.Context, c *cli.Context, m *manager.Manager, arg string) ([]manager.Want, error) {
 	src, err := git.Parse(arg)
 	if err != nil {
 		return nil, usageErrorf(c, "%v", err)
@@ -103,40 +215,26 @@ func sourceWants(ctx context.Context, c *cli.Context, m *manager.Manager, arg st
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("add %s: %s holds no skill (no folder with a SKILL.md): %w; name a repository or folder that holds skills", git.Redact(arg), where, source.ErrNotFound)
 	}
-	names := map[string]string{}
-	var listing []string
+	dirOf := map[string]string{}
+	var names, listing []string
 	for _, d := range dirs {
 		n := path.Base(d)
 		if d == "." {
 			n = strings.TrimSuffix(path.Base(strings.TrimSuffix(src.URL, "/")), ".git")
 		}
-		names[n] = d
+		if _, dup := dirOf[n]; !dup {
+			names = append(names, n)
+		}
+		dirOf[n] = d
 		listing = append(listing, fmt.Sprintf("%s (%s)", n, d))
 	}
-	picked := c.StringSlice("skill")
-	switch {
-	case c.Bool("all"):
-		picked = nil
-		for _, d := range dirs {
-			for n, dd := range names {
-				if dd == d {
-					picked = append(picked, n)
-				}
-			}
-		}
-	case len(picked) == 0 && len(dirs) == 1:
-		for n := range names {
-			picked = []string{n}
-		}
-	case len(picked) == 0:
-		return nil, usageErrorf(c, "%s holds %d skills: %s; pick with --skill NAME (repeatable) or --all", where, len(dirs), strings.Join(listing, ", "))
+	picked, err := pickSkills(c, arg, where, names, listing)
+	if err != nil {
+		return nil, err
 	}
 	var out []manager.Want
 	for _, n := range picked {
-		d, ok := names[n]
-		if !ok {
-			return nil, fmt.Errorf("add %s: %s has no skill %q: %w; it holds: %s", git.Redact(arg), where, n, source.ErrNotFound, strings.Join(listing, ", "))
-		}
+		d := dirOf[n]
 		if !skill.ValidName(n) {
 			return nil, fmt.Errorf("add %s: the folder %s is not a valid skill name: %w", git.Redact(arg), d, source.ErrNotSkill)
 		}
