@@ -228,7 +228,7 @@ func openManager(e *env, c *cli.Context, o openOptions) (*manager.Manager, error
 		m.Log = e.stderr
 	}
 	m.AfterSwap = crashHook()
-	if err := setSources(e, c, m); err != nil {
+	if err := setSources(e, ro, m); err != nil {
 		return nil, err
 	}
 	if err := setScope(e, po, m); err != nil {

@@ -24,8 +24,8 @@ import (
 // registries, and the cache they are packed into. The git and
 // well-known clients are sync's (sourceClients): the user config's
 // limits, timeouts and plain_http, caches under skillpm's cache.
-func setSources(e *env, c *cli.Context, m *manager.Manager) error {
-	gc, wk, err := sourceClients(e, c, "")
+func setSources(e *env, ro registryOptions, m *manager.Manager) error {
+	gc, wk, err := sourceClients(e, ro, "")
 	if err != nil {
 		return err
 	}
