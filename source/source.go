@@ -34,7 +34,8 @@ type Entry struct {
 	// Repository is the entry's location as skills.lock records it
 	// (lockfile.Skill.Repository): git+URL[//PATH], local:PATH (as
 	// written, relative to the project), wellknown+ORIGIN.
-	Repository string // Root, for a local entry, is the project's folder: Location,
+	Repository string
+	// Root, for a local entry, is the project's folder: Location,
 	// links resolved, must stay inside it ("" checks nothing).
 	Root string
 }
