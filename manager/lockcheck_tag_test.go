@@ -51,3 +51,27 @@ func TestCheckLockTagVersion(t *testing.T) {
 		t.Fatalf("CheckLock(1.1.0 pinned to the tag alpha/v1.0.0) = %v; want a LockError naming the tag", err)
 	}
 }
+
+// TestCheckLockSmuggledSource: a lock that adds a sourced entry
+// skills.yaml does not name, even listed as another entry's dependency
+// and pointing at a real repository, is refused.
+func TestCheckLockSmuggledSource(t *testing.T) {
+	work, c1, _ := repoT(t)
+	m := sourcedProject(t, "registry: oci:./registry\nskills:\n  dev:\n    local: ./dev\n")
+	writeT(t, m.Project.Dir()+"/dev/SKILL.md", devSkill)
+	ctx := context.Background()
+	lock, _, err := m.Resolve(ctx, ResolveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := *lock
+	bad.Skills = append([]lockfile.Skill(nil), lock.Skills...)
+	bad.Skills[0].Dependencies = []string{"alpha"}
+	bad.Skills = append(bad.Skills, lockfile.Skill{Name: "alpha", Version: "1.0.0", Repository: "git+file://" + work + "//skills/alpha",
+		Source: &lockfile.Source{Commit: c1, Ref: "refs/tags/alpha/v1.0.0"}, Manifest: "sha256:" + strings.Repeat("a", 64)})
+	bad.Normalize()
+	var le *LockError
+	if err := m.CheckLock(ctx, &bad); !errors.As(err, &le) || !strings.Contains(err.Error(), "alpha") {
+		t.Fatalf("CheckLock(a smuggled git entry) = %v; want a LockError naming alpha", err)
+	}
+}
