@@ -54,12 +54,13 @@ type Helper struct {
 
 	closeGrace time.Duration // how long Close waits for the helper to exit; 0: 5s
 
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	out    *bufio.Reader
-	stderr bytes.Buffer
-	broken error
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	out     *bufio.Reader
+	stderr  bytes.Buffer
+	stderrw *limitedWriter // writes stderr, from exec's goroutine
+	broken  error
 }
 
 // DefaultTimeout bounds one request to the helper when Helper.Timeout
@@ -151,7 +152,8 @@ func (h *Helper) start() error {
 	if err != nil {
 		return err
 	}
-	cmd.Stderr = &limitedWriter{w: &h.stderr, n: 64 << 10}
+	h.stderrw = &limitedWriter{w: &h.stderr, n: 64 << 10}
+	cmd.Stderr = h.stderrw
 	cmd.WaitDelay = 5 * time.Second // a child holding stderr open does not hold up Wait
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("%w: start %s: %v", ErrHelper, path, err)
@@ -236,9 +238,14 @@ func (h *Helper) fail(err error) {
 		h.in.Close()
 		go h.cmd.Wait()
 	}
+	h.cmd = nil // waited for above: Close must not wait for it again
 }
 
 func (h *Helper) stderrTail() string {
+	if h.stderrw != nil {
+		h.stderrw.mu.Lock()
+		defer h.stderrw.mu.Unlock()
+	}
 	s := bytes.TrimSpace(h.stderr.Bytes())
 	if len(s) == 0 {
 		return ""
@@ -273,11 +280,14 @@ func readLine(r *bufio.Reader, max int) ([]byte, error) {
 
 // limitedWriter keeps the first n bytes written to it.
 type limitedWriter struct {
-	w io.Writer
-	n int
+	mu sync.Mutex
+	w  io.Writer
+	n  int
 }
 
 func (l *limitedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.n > 0 {
 		k := min(len(p), l.n)
 		l.w.Write(p[:k])
