@@ -138,7 +138,10 @@ func fromSkillsCLI(name string, e skillsCLIEntry, from, root string) *Proposal {
 			}
 		}
 		if rel := filepath.FromSlash(dir); filepath.IsAbs(rel) || !filepath.IsLocal(filepath.Clean(rel)) {
-			p.note("the folder %s is outside the project", clip(dir))
+			// Never written to skills.yaml, which keeps local inside
+			// the project: the rest of the import goes on.
+			p.note("the folder %s is outside the project: left as it is", clip(dir))
+			return p
 		}
 		p.Kind, p.Entry.Local = KindLocal, dir
 	case "well-known":

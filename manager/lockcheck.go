@@ -338,5 +338,12 @@ func pinDisagrees(p *project.Manifest, e lockfile.Skill) string {
 			return fmt.Sprintf("skills.yaml asks for versions (tags), but the lock's commit came from %q", pin.Ref)
 		}
 	}
+	// A version taken from a tag is the tag's: 1.1.0 may not be pinned
+	// to the tag v1.0.0 (a downgrade the manifest could be packed for).
+	if tag, ok := strings.CutPrefix(pin.Ref, "refs/tags/"); ok && w.Ref == "" {
+		if v, _ := git.TagVersion(tag, e.Name, w.GitSource().Subdir); v == nil || !sameVersion(v.String(), e.Version) {
+			return fmt.Sprintf("version %s is pinned to the tag %s, which is not that version", e.Version, tag)
+		}
+	}
 	return ""
 }

@@ -65,6 +65,7 @@ func EntryOf(p *project.Manifest, name string, w project.Want) source.Entry {
 		rel := filepath.ToSlash(filepath.Clean(w.Local))
 		e.Location = filepath.Join(p.Dir(), filepath.FromSlash(rel))
 		e.Repository = "local:" + rel
+		e.Root = p.Dir()
 	case project.KindWellKnown:
 		e.Location = w.WellKnown
 		e.Repository = "wellknown+" + w.WellKnown

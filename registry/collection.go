@@ -218,6 +218,11 @@ func parseCollection(ref Reference, m *manifestOrIndex) (*Collection, error) {
 			return nil, fmt.Errorf("%w: entry %s has the digest %q", ErrNotSkill, mb.Name, d.Digest)
 		}
 		r, err := ParseReference(mb.Repository)
+		if err == nil && r.IsLayout() && !ref.IsLayout() {
+			// A registry's collection may not send the project to a
+			// folder on this machine.
+			return nil, fmt.Errorf("%w: entry %s names the repository %q, a local folder, in a collection read from a registry", ErrNotSkill, mb.Name, mb.Repository)
+		}
 		if err != nil || r.Tag != "" || r.Digest != "" || r.Range != "" || (r.Layout == "" && path.Base(r.Repository) != mb.Name) || (r.Layout != "" && path.Base(r.Layout) != mb.Name) {
 			return nil, fmt.Errorf("%w: entry %s names the repository %q; want one whose last segment is the skill's name", ErrNotSkill, mb.Name, mb.Repository)
 		}

@@ -119,6 +119,7 @@ func TestReadCollectionHostile(t *testing.T) {
 		{"version that is not semver", []ocispec.Descriptor{entry("pdf", "latest", repo)}, `version "latest"`},
 		{"repository of another skill", []ocispec.Descriptor{entry("pdf", "1.0.0", f.srv.Host+"/org/skills/evil")}, "last segment is the skill's name"},
 		{"repository with a tag", []ocispec.Descriptor{entry("pdf", "1.0.0", repo+":2.0.0")}, "last segment"},
+		{"remote collection naming a local folder", []ocispec.Descriptor{entry("pdf", "1.0.0", "oci:/tmp/somewhere/pdf")}, "a local folder"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,6 +23,7 @@ func (c *Client) extractFiles(ctx context.Context, res *Resolved, dst string, op
 		return UnpackStats{}, err
 	}
 	defer st.cleanup()
+	st.wantName = opts.Name
 	st.recordSums(filesums.From(ctx))
 	var total int64
 	for _, d := range res.Layout.Layers {

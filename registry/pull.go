@@ -335,7 +335,7 @@ func (c *Client) Extract(ctx context.Context, res *Resolved, dst string, opts Pu
 }
 
 func (c *Client) extract(ctx context.Context, res *Resolved, dst string, opts PullOptions, check func() error) (UnpackStats, error) {
-	uo := UnpackOptions{Limits: c.limits, Overwrite: opts.Overwrite, Check: check}
+	uo := UnpackOptions{Limits: c.limits, Overwrite: opts.Overwrite, Check: check, Name: res.Name}
 	if res.Layout.Format == FormatFiles {
 		return c.extractFiles(ctx, res, dst, uo)
 	}

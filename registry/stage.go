@@ -42,6 +42,7 @@ type stager struct {
 	files     int
 	bytes     int64
 	committed bool
+	wantName  func() string // UnpackOptions.Name
 
 	decided bool   // whether the first entry has set strip
 	strip   string // the top folder stripped from entry names, or ""
@@ -385,6 +386,13 @@ func (s *stager) commit() (UnpackStats, error) {
 	}
 	if err := s.checkSymlinks(src, rootName); err != nil {
 		return UnpackStats{}, err
+	}
+	if s.wantName != nil {
+		if want := s.wantName(); want != "" {
+			if sk, err := skill.Load(src); err == nil && sk.Name() != "" && sk.Name() != want {
+				return UnpackStats{}, fmt.Errorf("%w: the artifact is the skill %q, but its SKILL.md names the skill %q", ErrNotSkill, want, sk.Name())
+			}
+		}
 	}
 	s.root.Close()
 	s.root = nil

@@ -94,6 +94,7 @@ func TestPullToolHiveHostile(t *testing.T) {
 		{"name that is a path", `{"dev.toolhive.skills.name":"../escaped"}`, good, ErrNotSkill, `names the skill "../escaped"`},
 		{"no name label", `{"dev.toolhive.skills.version":"1.0.0"}`, good, ErrNotSkill, "no dev.toolhive.skills.name label"},
 		{"allowed tools that are not JSON", `{"dev.toolhive.skills.name":"pdf","dev.toolhive.skills.allowedTools":"Read Grep"}`, good, ErrNotSkill, "not a JSON array"},
+		{"label naming another skill than SKILL.md", `{"dev.toolhive.skills.name":"docx"}`, good, ErrNotSkill, `the artifact is the skill "docx", but its SKILL.md names the skill "pdf"`},
 		{"archive escaping its folder", `{"dev.toolhive.skills.name":"pdf"}`, archive(t, entry{name: "SKILL.md", body: skillMD}, entry{name: "../../evil", body: "x"}), ErrUnsafeArchive, "evil"},
 		{"archive with a symlink out", `{"dev.toolhive.skills.name":"pdf"}`, archive(t, entry{name: "SKILL.md", body: skillMD}, entry{name: "x", typ: '2', link: "/etc/passwd"}), ErrUnsafeArchive, "x"},
 	}

@@ -99,6 +99,12 @@ type UnpackOptions struct {
 	// Check, when set, runs after the content has been verified and
 	// before it is moved into place; an error from it aborts the unpack.
 	Check func() error
+	// Name, when set, is called after Check and gives the skill's name
+	// as the artifact states it ("" for none): SKILL.md, when it names
+	// a skill, must name that one (else agents would see another skill
+	// than the one locked, perhaps shadowing it). A mismatch is
+	// ErrNotSkill.
+	Name func() string
 }
 
 // UnpackStats describe an unpacked skill.
@@ -128,6 +134,7 @@ func Unpack(ctx context.Context, r io.Reader, dst string, opts UnpackOptions) (U
 		return UnpackStats{}, err
 	}
 	defer st.cleanup()
+	st.wantName = opts.Name
 	st.recordSums(filesums.From(ctx))
 	src := &errReader{r: r}
 	vr := &hashReader{r: src, h: sha256.New()}

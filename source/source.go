@@ -35,6 +35,9 @@ type Entry struct {
 	// (lockfile.Skill.Repository): git+URL[//PATH], local:PATH (as
 	// written, relative to the project), wellknown+ORIGIN.
 	Repository string
+	// Root, for a local entry, is the project's folder: Location,
+	// links resolved, must stay inside it ("" checks nothing).
+	Root string
 }
 
 // Candidate is one version of an entry a source offers.

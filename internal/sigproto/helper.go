@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // FindHelper returns the path of the skillpm-sigstore program: the one
@@ -46,14 +47,26 @@ func FindHelper() (string, error) {
 type Helper struct {
 	// Path is the helper program; "" means FindHelper.
 	Path string
+	// Timeout bounds each request, whatever the caller's context: a
+	// helper that has not answered by then is killed and the call fails
+	// with ErrHelper. 0 means DefaultTimeout.
+	Timeout time.Duration
 
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	out    *bufio.Reader
-	stderr bytes.Buffer
-	broken error
+	closeGrace time.Duration // how long Close waits for the helper to exit; 0: 5s
+
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	out     *bufio.Reader
+	stderr  bytes.Buffer
+	stderrw *limitedWriter // writes stderr, from exec's goroutine
+	broken  error
 }
+
+// DefaultTimeout bounds one request to the helper when Helper.Timeout
+// is zero: a check takes milliseconds, and keyless signing's network
+// calls are bounded by the helper itself (Keyless.Timeout).
+const DefaultTimeout = 5 * time.Minute
 
 // Verify implements Backend.
 func (h *Helper) Verify(ctx context.Context, q *VerifyRequest) (*VerifyResponse, error) {
@@ -99,7 +112,20 @@ func (h *Helper) Close() error {
 		return nil
 	}
 	h.in.Close()
-	err := h.cmd.Wait()
+	// A helper exits when its input ends; one that does not is killed.
+	grace := h.closeGrace
+	if grace <= 0 {
+		grace = 5 * time.Second
+	}
+	done := make(chan error, 1)
+	go func() { done <- h.cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(grace):
+		h.cmd.Process.Kill()
+		err = <-done
+	}
 	h.cmd = nil
 	if h.broken == nil {
 		h.broken = errors.New("closed")
@@ -126,7 +152,9 @@ func (h *Helper) start() error {
 	if err != nil {
 		return err
 	}
-	cmd.Stderr = &limitedWriter{w: &h.stderr, n: 64 << 10}
+	h.stderrw = &limitedWriter{w: &h.stderr, n: 64 << 10}
+	cmd.Stderr = h.stderrw
+	cmd.WaitDelay = 5 * time.Second // a child holding stderr open does not hold up Wait
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("%w: start %s: %v", ErrHelper, path, err)
 	}
@@ -159,6 +187,12 @@ func (h *Helper) call(ctx context.Context, req *request) (*response, error) {
 		resp *response
 		err  error
 	}
+	timeout := h.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
 	done := make(chan result, 1)
 	go func() {
 		if _, err := h.in.Write(append(line, '\n')); err != nil {
@@ -190,6 +224,9 @@ func (h *Helper) call(ctx context.Context, req *request) (*response, error) {
 	case <-ctx.Done():
 		h.fail(ctx.Err())
 		return nil, ctx.Err()
+	case <-timer.C:
+		h.fail(fmt.Errorf("%w: %s did not answer within %s (killed; a broken install? reinstall %s)", ErrHelper, h.cmd.Path, timeout, HelperName))
+		return nil, h.broken
 	}
 }
 
@@ -201,9 +238,14 @@ func (h *Helper) fail(err error) {
 		h.in.Close()
 		go h.cmd.Wait()
 	}
+	h.cmd = nil // waited for above: Close must not wait for it again
 }
 
 func (h *Helper) stderrTail() string {
+	if h.stderrw != nil {
+		h.stderrw.mu.Lock()
+		defer h.stderrw.mu.Unlock()
+	}
 	s := bytes.TrimSpace(h.stderr.Bytes())
 	if len(s) == 0 {
 		return ""
@@ -238,11 +280,14 @@ func readLine(r *bufio.Reader, max int) ([]byte, error) {
 
 // limitedWriter keeps the first n bytes written to it.
 type limitedWriter struct {
-	w io.Writer
-	n int
+	mu sync.Mutex
+	w  io.Writer
+	n  int
 }
 
 func (l *limitedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.n > 0 {
 		k := min(len(p), l.n)
 		l.w.Write(p[:k])

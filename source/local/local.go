@@ -50,6 +50,21 @@ func check(e source.Entry) error {
 	case !fi.IsDir():
 		return fmt.Errorf("%s: %s is not a folder: %w; local names a skill's folder", e.Name, e.Location, source.ErrNotSkill)
 	}
+	if e.Root != "" {
+		// The path is written inside the project; a link on the way
+		// must not take it out (to ~/.ssh, another checkout).
+		real, err := filepath.EvalSymlinks(e.Location)
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.Name, err)
+		}
+		root, err := filepath.EvalSymlinks(e.Root)
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.Name, err)
+		}
+		if rel, err := filepath.Rel(root, real); err != nil || !filepath.IsLocal(rel) && rel != "." {
+			return fmt.Errorf("%s: %s is a link to %s, outside the project: %w; local names a folder inside the project (copy the skill in, or install it from a registry or git)", e.Name, e.Location, real, source.ErrNotSkill)
+		}
+	}
 	if _, err := os.Stat(filepath.Join(e.Location, "SKILL.md")); err != nil {
 		return fmt.Errorf("%s: %s holds no SKILL.md: %w; local names a skill's folder (create one with 'skillpm init')", e.Name, e.Location, source.ErrNotSkill)
 	}
