@@ -93,7 +93,6 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.Is(err, manager.ErrStaleLock):
 		return exitStaleLock
-	case errors.Is(err, manager.ErrLockMismatch), errors.Is(err, lockfile.ErrInvalid), errors.Is(err, importer.ErrFormat):
 	case errors.Is(err, source.ErrPinMismatch):
 		return exitIntegrity // a moved tag, a commit force-pushed away
 	case errors.Is(err, git.ErrSource), errors.Is(err, manager.ErrNoSource):
@@ -106,7 +105,7 @@ func exitCode(err error) int {
 		return exitAuth
 	case errors.Is(err, git.ErrFailed):
 		return exitNetwork // git could not read the repository
-	case errors.Is(err, manager.ErrLockMismatch), errors.Is(err, lockfile.ErrInvalid):
+	case errors.Is(err, manager.ErrLockMismatch), errors.Is(err, lockfile.ErrInvalid), errors.Is(err, importer.ErrFormat):
 		return exitIntegrity
 	case errors.Is(err, skillsync.ErrRejected), errors.Is(err, registry.ErrNotVetted):
 		return exitPolicy
