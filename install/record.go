@@ -111,7 +111,7 @@ func readRecord(root *os.Root, target string) (*Record, error) {
 	if ofi, err := f.Stat(); err != nil || !os.SameFile(fi, ofi) {
 		return nil, bad("it changed while it was read")
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxRecordSize+1))
+	data, err := readAllSized(io.LimitReader(f, MaxRecordSize+1), min(max(fi.Size(), 0), MaxRecordSize)+1)
 	if err != nil {
 		return nil, bad("cannot read it: %v", err)
 	}
@@ -145,6 +145,26 @@ func readRecord(root *os.Root, target string) (*Record, error) {
 		}
 	}
 	return &r, nil
+}
+
+// readAllSized is io.ReadAll starting from a buffer of size bytes (the
+// file's size, bounded by the caller), so that a large record is not
+// copied through a series of doubling buffers.
+func readAllSized(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, size)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 var digestRE = lazyre.New(`^sha256:[0-9a-f]{64}$`)

@@ -19,9 +19,10 @@ import (
 // the caller then walks the portable way, so both give the same
 // fingerprint or the same error.
 func statTreeFast(dir string) (entries []statEntry, ok bool) {
+	buf := make([]byte, 8192) // one getdents buffer for the whole walk
 	var walk func(fd int, rel string) bool
 	walk = func(fd int, rel string) bool {
-		names, ok := readNames(fd)
+		names, ok := readNames(fd, buf)
 		if !ok {
 			return false
 		}
@@ -62,10 +63,10 @@ func statTreeFast(dir string) (entries []statEntry, ok bool) {
 	return entries, true
 }
 
-// readNames lists a directory's entries but "." and "..".
-func readNames(fd int) ([]string, bool) {
+// readNames lists a directory's entries but "." and "..", reading
+// through buf (the names are copies, so buf can be reused).
+func readNames(fd int, buf []byte) ([]string, bool) {
 	var names []string
-	buf := make([]byte, 8192)
 	for {
 		n, err := syscall.ReadDirent(fd, buf)
 		if err != nil {

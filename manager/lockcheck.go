@@ -67,6 +67,10 @@ type CheckOptions struct {
 	// config is then compared with the entry (see CheckPinned). Nil
 	// checks the two files only.
 	Manifest func(ctx context.Context, repo, digest string) (*Release, error)
+
+	// skip, when set, names the entries whose manifests are not read
+	// (their verdict is remembered, checked.go); they get no release.
+	skip []bool
 }
 
 // CheckLock checks lock against the project's skills.yaml before anything
@@ -192,6 +196,9 @@ func fetchPinned(ctx context.Context, p *project.Manifest, lock *lockfile.File, 
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
 	for i, e := range lock.Skills {
+		if i < len(opts.skip) && opts.skip[i] {
+			continue
+		}
 		g.Go(func() error {
 			repo, err := expectedRepository(p, opts.DefaultRegistry, e.Name)
 			if err != nil {
@@ -210,7 +217,9 @@ func fetchPinned(ctx context.Context, p *project.Manifest, lock *lockfile.File, 
 	}
 	out := make(map[string]*Release, len(rels))
 	for i, e := range lock.Skills {
-		out[e.Name] = rels[i]
+		if rels[i] != nil {
+			out[e.Name] = rels[i]
+		}
 	}
 	return out, nil
 }

@@ -109,6 +109,11 @@ type Manager struct {
 	// Registry by their locked digests and never from their sources: an
 	// install from a bundle, which holds them all.
 	PinnedFromRegistry bool
+	// CheckedDir, when set, is a folder of the user's cache where
+	// install remembers which lock entries it has checked against the
+	// manifests they pin (checked.go), so that a warm run does not read
+	// them again; "" checks every entry every run.
+	CheckedDir string
 
 	packed sync.Map // lock entry -> *source.Packed, checked once per run
 }
@@ -402,12 +407,29 @@ func (m *Manager) SyncLock(ctx context.Context, lock *lockfile.File, opts SyncOp
 	if err := m.checkTrust(ctx, lock); err != nil {
 		return nil, err
 	}
-	rels, err := fetchPinned(ctx, m.Project, lock, CheckOptions{DefaultRegistry: m.DefaultRegistry, Manifest: m.pinnedManifest(lock)})
+	// An entry whose verdict is remembered (checked.go) is not read
+	// again; the others are read and checked, and remembered once the
+	// whole lock passed.
+	memo := m.checkedMemo()
+	keys := make([]string, len(lock.Skills))
+	skip := make([]bool, len(lock.Skills))
+	for i, e := range lock.Skills {
+		if memo != nil && lockfile.SourceKind(e.Repository) == "" {
+			keys[i] = checkedKey(m.Project, lock, e, m.Project.Abs(e.Repository))
+			skip[i] = memo.has(keys[i])
+		}
+	}
+	rels, err := fetchPinned(ctx, m.Project, lock, CheckOptions{DefaultRegistry: m.DefaultRegistry, Manifest: m.pinnedManifest(lock), skip: skip})
 	if err != nil {
 		return nil, err
 	}
 	if err := CheckPinned(m.Project, lock, rels); err != nil {
 		return nil, err
+	}
+	for i, e := range lock.Skills {
+		if keys[i] != "" && !skip[i] && rels[e.Name] != nil {
+			memo.put(keys[i])
+		}
 	}
 	return install.Sync(ctx, lock, install.Options{
 		Targets: m.TargetDirs(), Source: absSource{m}, Force: opts.Force, DryRun: opts.DryRun, Log: m.Log,

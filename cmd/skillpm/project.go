@@ -223,7 +223,11 @@ func openManager(e *env, c *cli.Context, o openOptions) (*manager.Manager, error
 		}
 		src = rs
 	}
-	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: os.Getenv("SKILLPM_REGISTRY"), PinnedFromRegistry: o.bundle != ""}
+	checked := ""
+	if d, err := cacheDir(); err == nil && o.bundle == "" {
+		checked = filepath.Join(d, "checked") // remembered lock checks (manager/checked.go)
+	}
+	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: os.Getenv("SKILLPM_REGISTRY"), PinnedFromRegistry: o.bundle != "", CheckedDir: checked}
 	if e.stderrTTY && !e.quiet || e.debug {
 		m.Log = e.stderr
 	}
