@@ -186,7 +186,9 @@ func realInterpreter(shim, runtime string, env []string) (string, error) {
 	default:
 		return "", fmt.Errorf("no way to ask %s for its interpreter", runtime)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// A version manager starts slowly on a loaded machine (pyenv took 11 s
+	// under CI's load); a shim silent for a minute is broken.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, shim, args...)
 	cmd.Env = env
