@@ -67,12 +67,19 @@ func keepUserFiles(installed, staged string, r *RecordSkill) error {
 }
 
 func copyFile(src, dst string, perm fs.FileMode) error {
+	return copyFileTo(src, func() (*os.File, error) {
+		return os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	})
+}
+
+// copyFileTo copies the regular file src into the new file create makes.
+func copyFileTo(src string, create func() (*os.File, error)) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	out, err := create()
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -91,18 +90,7 @@ func copyTree(src string, root *os.Root, dst, dstAbs string) (string, error) {
 
 // copyFileIn copies the regular file src to the new file dst in root.
 func copyFileIn(src string, root *os.Root, dst string, perm fs.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := root.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return copyFileTo(src, func() (*os.File, error) {
+		return root.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	})
 }
