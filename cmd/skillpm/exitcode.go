@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/skillpm/skillpm/internal/sigproto"
 	"io"
+	"slices"
 	"strings"
+
+	"github.com/skillpm/skillpm/internal/sigproto"
 
 	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/audit"
@@ -276,11 +278,27 @@ func (e *usageError) Error() string { return e.msg }
 
 func usageErrorf(c *cli.Context, format string, args ...any) error {
 	hint := "see 'skillpm --help'"
-	// The root context's command is the app itself, named "skillpm".
-	if c != nil && c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
-		hint = fmt.Sprintf("see 'skillpm %s --help'", c.Command.FullName())
+	if path := commandPath(c); path != "" {
+		hint = fmt.Sprintf("see 'skillpm %s --help'", path)
 	}
 	return &usageError{msg: fmt.Sprintf(format, args...), hint: hint}
+}
+
+// commandPath is the command c runs, with its parents ("export
+// well-known"), or "" at the root. Command.FullName does not know the
+// parents of a subcommand, so the contexts' lineage is walked instead;
+// the root context's command is the app itself, named "skillpm".
+func commandPath(c *cli.Context) string {
+	if c == nil {
+		return ""
+	}
+	var names []string
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil && ctx.Command.Name != "" && ctx.Command.Name != c.App.Name {
+			names = append([]string{ctx.Command.Name}, names...)
+		}
+	}
+	return strings.Join(slices.Compact(names), " ")
 }
 
 // silentError carries an exit code for a failure the command has already
