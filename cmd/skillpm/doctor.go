@@ -56,7 +56,13 @@ Examples:
 			if c.Bool("fix") {
 				m, err = openManager(e, c, openOptions{trust: true})
 			} else {
-				m, _, err = openOffline(e, c)
+				var po projectOptions
+				if po, err = readProjectOptions(c); err == nil {
+					m, err = openOffline(e, po)
+				}
+				if err == nil {
+					_, err = m.ReadLock() // an unreadable lock fails here, as it always has
+				}
 			}
 			if err != nil {
 				return err

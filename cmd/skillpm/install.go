@@ -1,8 +1,11 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
+	"github.com/skillpm/skillpm/skill"
 	"github.com/urfave/cli/v2"
 )
 
@@ -124,13 +127,9 @@ Examples:
 					refs = append(refs, arg)
 					continue
 				}
-				d, err := parseWant(arg)
+				w, err := parseWant(arg)
 				if err != nil {
 					return usageErrorf(c, "%v", err)
-				}
-				w := manager.Want{Name: d.name}
-				if d.explicit {
-					w.Constraint = d.constraint
 				}
 				opts.Skills = append(opts.Skills, w)
 			}
@@ -151,6 +150,17 @@ Examples:
 			return printChanges(e, res)
 		},
 	}
+}
+
+// parseWant reads NAME or NAME@CONSTRAINT from the command line; an
+// empty constraint after @ is none.
+func parseWant(arg string) (manager.Want, error) {
+	d, err := skill.ParseDependency(arg)
+	if err != nil {
+		return manager.Want{}, err
+	}
+	_, c, _ := strings.Cut(arg, "@")
+	return manager.Want{Name: d.Name, Constraint: strings.TrimSpace(c)}, nil
 }
 
 func removeCommand(e *env) *cli.Command {

@@ -12,7 +12,6 @@ import (
 	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/httpbound"
-	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/verify"
@@ -302,24 +301,15 @@ func printChanges(e *env, res *manager.Result) error {
 	return nil
 }
 
-// errNotInstalled reports a skill that is not in the project.
-var errNotInstalled = errors.New("skill not installed")
-
-// openOffline loads the project and its lock (nil when there is none) for
-// commands that need no registry.
-func openOffline(e *env, c *cli.Context) (*manager.Manager, *lockfile.File, error) {
-	po, err := readProjectOptions(c)
-	if err != nil {
-		return nil, nil, err
-	}
+// openOffline loads the project for commands that need no registry.
+func openOffline(e *env, po projectOptions) (*manager.Manager, error) {
 	p, err := project.Load(po.dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	m := &manager.Manager{Project: p}
 	if err := setScope(e, po, m); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	lock, err := m.ReadLock()
-	return m, lock, err
+	return m, nil
 }
