@@ -31,7 +31,11 @@ Examples:
 			if c.NArg() > 0 {
 				return usageErrorf(c, "bundle takes no arguments; name the output with -o")
 			}
-			m, err := openManager(e, c, openOptions{})
+			oo, err := readOpenOptions(c)
+			if err != nil {
+				return err
+			}
+			m, err := openManager(e, oo)
 			if err != nil {
 				return err
 			}

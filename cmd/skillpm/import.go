@@ -141,7 +141,12 @@ func runImport(c *cli.Context, e *env, dryRun bool) error {
 	}
 	var lockWritten bool
 	if !dryRun && len(wants) > 0 {
-		m, err := openManager(e, c, openOptions{create: true, trust: true})
+		oo, err := readOpenOptions(c)
+		if err != nil {
+			return err
+		}
+		oo.create, oo.trust = true, true
+		m, err := openManager(e, oo)
 		if err != nil {
 			return err
 		}
@@ -166,7 +171,7 @@ func runImport(c *cli.Context, e *env, dryRun bool) error {
 // matchHandCopies looks for the folders no installer recorded in the
 // project's registry (skills.yaml's, else SKILLPM_REGISTRY).
 func matchHandCopies(c *cli.Context, client *registry.Client, root, dir string, ps []*importer.Proposal) error {
-	prefix := os.Getenv("SKILLPM_REGISTRY")
+	prefix := envRegistry()
 	if p, err := project.Load(dir); err == nil && p.Registry != "" {
 		prefix = p.Abs(p.Registry)
 	}
@@ -209,7 +214,7 @@ func writeSources(c *cli.Context, dir string, ps []*importer.Proposal) error {
 	defer l.Unlock()
 	m, err := project.Load(dir)
 	if errors.Is(err, project.ErrNotFound) {
-		m = project.New(dir, os.Getenv("SKILLPM_REGISTRY"))
+		m = project.New(dir, envRegistry())
 	} else if err != nil {
 		return err
 	}

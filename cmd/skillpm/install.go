@@ -42,7 +42,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			m, err := openManager(e, c, openOptions{trust: true, bundle: from})
+			oo, err := readOpenOptions(c)
+			if err != nil {
+				return err
+			}
+			oo.trust, oo.bundle = true, from
+			m, err := openManager(e, oo)
 			if err != nil {
 				return err
 			}
@@ -109,7 +114,12 @@ Examples:
 				return err
 			}
 			opts := manager.AddOptions{Registry: c.String("registry"), Force: c.Bool("force")}
-			m, err := openManager(e, c, openOptions{create: true, trust: true})
+			oo, err := readOpenOptions(c)
+			if err != nil {
+				return err
+			}
+			oo.create, oo.trust = true, true
+			m, err := openManager(e, oo)
 			if err != nil {
 				return err
 			}
@@ -180,7 +190,12 @@ Examples:
 			if c.NArg() == 0 {
 				return usageErrorf(c, "remove needs at least one skill name")
 			}
-			m, err := openManager(e, c, openOptions{trust: true})
+			oo, err := readOpenOptions(c)
+			if err != nil {
+				return err
+			}
+			oo.trust = true
+			m, err := openManager(e, oo)
 			if err != nil {
 				return err
 			}
@@ -210,7 +225,12 @@ Examples:
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would change, change nothing"},
 		),
 		Action: func(c *cli.Context) error {
-			m, err := openManager(e, c, openOptions{trust: true})
+			oo, err := readOpenOptions(c)
+			if err != nil {
+				return err
+			}
+			oo.trust = true
+			m, err := openManager(e, oo)
 			if err != nil {
 				return err
 			}

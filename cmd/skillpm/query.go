@@ -26,7 +26,11 @@ Examples:
   skillpm outdated --json`,
 		Flags: projectFlags(),
 		Action: func(c *cli.Context) error {
-			m, err := openManager(e, c, openOptions{})
+			oo, err := readOpenOptions(c)
+			if err != nil {
+				return err
+			}
+			m, err := openManager(e, oo)
 			if err != nil {
 				return err
 			}

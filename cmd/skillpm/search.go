@@ -154,7 +154,7 @@ func readIndexRefreshOptions(e *env, c *cli.Context) (indexRefreshOptions, error
 				prefixes = append(prefixes, p.Abs(p.Registry))
 			}
 		}
-		if r := os.Getenv("SKILLPM_REGISTRY"); r != "" {
+		if r := envRegistry(); r != "" {
 			prefixes = append(prefixes, r)
 		}
 	}
