@@ -22,16 +22,8 @@ func registryClient(e *env, ro registryOptions) (*registry.Client, error) {
 		PlainHTTP:      ro.plainHTTP,
 		PlainHTTPHosts: cfg.PlainHTTP,
 		UserAgent:      "skillpm/" + version,
-		Limits: registry.Limits{
-			MaxFiles:        cfg.Limits.MaxFiles,
-			MaxBytes:        cfg.Limits.MaxBytes,
-			MaxFileSize:     cfg.Limits.MaxFileSize,
-			MaxBlobSize:     cfg.Limits.MaxBlobSize,
-			MaxManifestSize: cfg.Limits.MaxManifestSize,
-			MaxPages:        cfg.Limits.MaxPages,
-			MaxListItems:    cfg.Limits.MaxListItems,
-		},
-		Timeouts: ro.over(cfg.Timeouts),
+		Limits:         registryLimits(cfg),
+		Timeouts:       ro.over(cfg.Timeouts),
 	}
 	opts.Mirrors = cfg.Mirrors
 	store, err := credentials.NewStoreFromDocker(credentials.StoreOptions{AllowPlaintextPut: true, DetectDefaultNativeStore: true})
