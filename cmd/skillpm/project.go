@@ -70,13 +70,6 @@ func (ro registryOptions) over(cfg config.Timeouts) httpbound.Timeouts {
 	return t
 }
 
-// timeouts are the user config's, overridden by the flags that are set:
-// readRegistryOptions and over in one call, for the source clients.
-func timeouts(c *cli.Context, cfg config.Timeouts) (httpbound.Timeouts, error) {
-	ro, err := readRegistryOptions(c)
-	return ro.over(cfg), err
-}
-
 // projectFlags are shared by the commands that work on a project.
 func projectFlags() []cli.Flag {
 	return append(registryFlags(),
