@@ -15,7 +15,9 @@
 // every git source one skillpm's git source accepts.
 //
 // Scan only reads; Check compares installed folders with what an OCI
-// source serves. The package never writes, prints or exits.
+// source serves. MakePlan does both for 'skillpm import', and only
+// Plan.Apply writes: through the project's manager, and skills.yaml under
+// the project lock. The package never prints or exits.
 package importer
 
 import (

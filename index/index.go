@@ -2,8 +2,11 @@
 // what skillpm has learnt about skills, so that listing commands (tools,
 // prompt, mcp, list) read no SKILL.md when nothing changed.
 //
-// The file lives at $SKILLPM_HOME/index.db, else in the user cache folder
-// ([DefaultPath]). It is only ever a cache: every caller has the files to fall
+// Every function takes the file's path from its caller; the package reads
+// no environment (the CLI keeps the file at $SKILLPM_HOME/index.db, else
+// in the user cache folder).
+//
+// It is only ever a cache: every caller has the files to fall
 // back on, and [Installed] does so whenever the index cannot be used — it is
 // missing, locked by a writer for longer than Options.Timeout, corrupt, or
 // from another format version. A corrupt or outdated file is rebuilt when it

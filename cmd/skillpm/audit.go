@@ -14,6 +14,7 @@ import (
 
 	"github.com/skillpm/skillpm/audit"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/skill"
 )
@@ -209,12 +210,20 @@ func pullForAudit(c *cli.Context, e *env, client *registry.Client, ref registry.
 // projectTargets lists every locked skill: its installed folder when that
 // matches the lock, else the locked manifest pulled by digest.
 func projectTargets(c *cli.Context, e *env) ([]auditTarget, error) {
-	m, lock, err := openOffline(e, c)
+	po, err := readProjectOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	m, err := openOffline(e, po)
+	if err != nil {
+		return nil, err
+	}
+	lock, err := m.ReadLock()
 	if err != nil {
 		return nil, err
 	}
 	if lock == nil {
-		return nil, fmt.Errorf("%s: %w: no skills.lock; run 'skillpm install' first", m.Project.Dir(), errNotInstalled)
+		return nil, fmt.Errorf("%s: %w: no skills.lock; run 'skillpm install' first", m.Project.Dir(), manager.ErrNotInstalled)
 	}
 	installed := map[string]string{}
 	if states, err := install.Status(m.TargetDirs(), lock, m.StatusOwner(), m.Bounds()); err == nil {

@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/skillpm/skillpm/lockfile"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/bundle"
-	"github.com/skillpm/skillpm/manager"
 )
 
 func bundleCommand(e *env) *cli.Command {
@@ -33,59 +31,34 @@ Examples:
 			if c.NArg() > 0 {
 				return usageErrorf(c, "bundle takes no arguments; name the output with -o")
 			}
-			m, err := openManager(e, c, openOptions{})
+			oo, err := readOpenOptions(c)
 			if err != nil {
 				return err
 			}
-			lock, err := m.ReadLock()
+			m, err := openManager(e, oo)
 			if err != nil {
 				return err
 			}
-			if lock == nil || !m.Fresh(lock) {
-				return fmt.Errorf("%w: bundle exports skills.lock as is (run 'skillpm install' first)", manager.ErrStaleLock)
-			}
-			// What a bundle carries is installed as is on the other
-			// side: export only a lock that agrees with skills.yaml.
-			if err := m.CheckLock(c.Context, lock); err != nil {
-				return fmt.Errorf("%s: %w", m.LockPath(), err)
-			}
-			rs, ok := m.Registry.(*manager.RegistrySource)
-			if !ok {
-				return fmt.Errorf("bundle needs a registry client")
-			}
-			out := c.String("output")
-			// A sourced skill is bundled from its packed copy in the cache.
-			layouts := map[string]string{}
-			for _, s := range lock.Skills {
-				if lockfile.SourceKind(s.Repository) != "" {
-					l, err := m.SourceLayout(c.Context, s)
-					if err != nil {
-						return err
-					}
-					layouts[s.Repository] = l
-				}
-			}
-			abs := func(repo string) string {
-				if l, ok := layouts[repo]; ok {
-					return l
-				}
-				return m.Project.Abs(repo)
-			}
-			exp, err := bundle.Export(c.Context, rs.Client, lock, out, bundle.ExportOptions{Abs: abs})
+			exp, err := bundle.ExportProject(c.Context, m, c.String("output"))
 			if err != nil {
 				return err
 			}
-			if e.json {
-				return writeJSON(e.stdout, exp)
-			}
-			if !e.quiet {
-				refs := 0
-				for _, s := range exp.Skills {
-					refs += s.Referrers
-				}
-				fmt.Fprintf(e.stdout, "bundled %d skills with %d referrers into %s (%d blobs, %s)\n", len(exp.Skills), refs, out, exp.Blobs, humanBytes(exp.Bytes))
-			}
-			return nil
+			return printBundle(e, exp)
 		},
 	}
+}
+
+// printBundle says what the bundle holds and where it was written.
+func printBundle(e *env, exp *bundle.Exported) error {
+	if e.json {
+		return writeJSON(e.stdout, exp)
+	}
+	if !e.quiet {
+		refs := 0
+		for _, s := range exp.Skills {
+			refs += s.Referrers
+		}
+		fmt.Fprintf(e.stdout, "bundled %d skills with %d referrers into %s (%d blobs, %s)\n", len(exp.Skills), refs, exp.Path, exp.Blobs, humanBytes(exp.Bytes))
+	}
+	return nil
 }

@@ -3,22 +3,10 @@ package main
 import (
 	"fmt"
 
-	"github.com/urfave/cli/v2"
 	"oras.land/oras-go/v2/registry/remote/credentials"
 
 	"github.com/skillpm/skillpm/registry"
 )
-
-// newRegistryClient reads the registry flags and builds the client they
-// ask for. It stays for the commands that have not read their registry
-// options themselves yet (search); the others call registryClient.
-func newRegistryClient(e *env, c *cli.Context) (*registry.Client, error) {
-	ro, err := readRegistryOptions(c)
-	if err != nil {
-		return nil, err
-	}
-	return registryClient(e, ro)
-}
 
 // registryClient builds the registry client ro and the user config ask
 // for: docker's credential store (DOCKER_CONFIG, credential helpers), the
@@ -34,16 +22,8 @@ func registryClient(e *env, ro registryOptions) (*registry.Client, error) {
 		PlainHTTP:      ro.plainHTTP,
 		PlainHTTPHosts: cfg.PlainHTTP,
 		UserAgent:      "skillpm/" + version,
-		Limits: registry.Limits{
-			MaxFiles:        cfg.Limits.MaxFiles,
-			MaxBytes:        cfg.Limits.MaxBytes,
-			MaxFileSize:     cfg.Limits.MaxFileSize,
-			MaxBlobSize:     cfg.Limits.MaxBlobSize,
-			MaxManifestSize: cfg.Limits.MaxManifestSize,
-			MaxPages:        cfg.Limits.MaxPages,
-			MaxListItems:    cfg.Limits.MaxListItems,
-		},
-		Timeouts: ro.over(cfg.Timeouts),
+		Limits:         registryLimits(cfg),
+		Timeouts:       ro.over(cfg.Timeouts),
 	}
 	opts.Mirrors = cfg.Mirrors
 	store, err := credentials.NewStoreFromDocker(credentials.StoreOptions{AllowPlaintextPut: true, DetectDefaultNativeStore: true})

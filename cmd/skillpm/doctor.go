@@ -52,12 +52,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			var m *manager.Manager
-			if c.Bool("fix") {
-				m, err = openManager(e, c, openOptions{trust: true})
-			} else {
-				m, _, err = openOffline(e, c)
-			}
+			m, err := openDoctor(e, c)
 			if err != nil {
 				return err
 			}
@@ -154,4 +149,28 @@ func printDoctor(e *env, rep *doctor.Report, fixed []doctor.Action, fix bool) er
 		fmt.Fprintf(w, "'skillpm doctor --fix' repairs %d of them\n", n)
 	}
 	return nil
+}
+
+// openDoctor opens the project: with --fix as install does (registries,
+// trust policy), else offline, reading only the project flags; then an
+// unreadable skills.lock fails the command.
+func openDoctor(e *env, c *cli.Context) (*manager.Manager, error) {
+	if c.Bool("fix") {
+		oo, err := readOpenOptions(c)
+		if err != nil {
+			return nil, err
+		}
+		oo.trust = true
+		return openManager(e, oo)
+	}
+	po, err := readProjectOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	m, err := openOffline(e, po)
+	if err != nil {
+		return nil, err
+	}
+	_, err = m.ReadLock()
+	return m, err
 }

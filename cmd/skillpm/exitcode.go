@@ -117,7 +117,7 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.As(err, &nse):
 		return exitConflict
-	case errors.Is(err, resolve.ErrNotFound), errors.Is(err, errNotInstalled), errors.Is(err, project.ErrNotFound):
+	case errors.Is(err, resolve.ErrNotFound), errors.Is(err, manager.ErrNotInstalled), errors.Is(err, project.ErrNotFound):
 		return exitNotFound
 	case errors.Is(err, install.ErrBadRecord), errors.Is(err, install.ErrLinkedSkill), errors.As(err, &ooe):
 		return exitIntegrity // an edited record, a skill folder or target leading elsewhere

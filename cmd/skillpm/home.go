@@ -13,6 +13,10 @@ import (
 // skillpmHome returns $SKILLPM_HOME, or "" when it is not set.
 func skillpmHome() string { return os.Getenv("SKILLPM_HOME") }
 
+// envRegistry returns $SKILLPM_REGISTRY, the registry prefix for skills
+// when skills.yaml names none, or "" when it is not set.
+func envRegistry() string { return os.Getenv("SKILLPM_REGISTRY") }
+
 // cacheDir is the content-addressed blob cache: $SKILLPM_HOME/cache, else
 // the user cache dir's skillpm folder.
 func cacheDir() (string, error) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -10,18 +9,6 @@ import (
 
 	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/importer"
-	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/lockfile"
-	"github.com/skillpm/skillpm/manager"
-	"github.com/skillpm/skillpm/project"
-	"github.com/skillpm/skillpm/registry"
-)
-
-// Actions 'skillpm import' reports per skill.
-const (
-	importInstalled = "installed" // added to skills.yaml, locked and installed (matching folders adopted as they are)
-	importWritten   = "written"   // written to skills.yaml; resolves once its source kind is supported
-	importReported  = "reported"  // nothing written: see the notes
 )
 
 func importCommand(e *env) *cli.Command {
@@ -55,25 +42,36 @@ Examples:
 			if c.NArg() > 0 {
 				return usageErrorf(c, "import takes no arguments")
 			}
-			return runImport(c, e, c.Bool("dry-run"))
+			o, err := readImportOptions(c)
+			if err != nil {
+				return err
+			}
+			return runImport(c, e, o)
 		},
 	}
 }
 
-type importRow struct {
-	*importer.Proposal
-	Action string `json:"action"`
+// importOptions are import's flags, and what the scan reads.
+type importOptions struct {
+	plan     importer.PlanOptions
+	dryRun   bool // --dry-run
+	open     openOptions
+	registry string // SKILLPM_REGISTRY, for a new skills.yaml
 }
 
-func runImport(c *cli.Context, e *env, dryRun bool) error {
-	po, err := readProjectOptions(c)
+// readImportOptions reads import's flags: the scan's root (the home
+// folder with -g) and every agent's discovery folders.
+func readImportOptions(c *cli.Context) (importOptions, error) {
+	oo, err := readOpenOptions(c)
 	if err != nil {
-		return err
+		return importOptions{}, err
 	}
+	oo.create, oo.trust = true, true
+	po := oo.project
 	root, dirs := po.dir, map[string]bool{}
 	if po.global {
 		if root, err = os.UserHomeDir(); err != nil {
-			return err
+			return importOptions{}, err
 		}
 	}
 	var dirList []string
@@ -89,149 +87,45 @@ func runImport(c *cli.Context, e *env, dryRun bool) error {
 			}
 		}
 	}
-	var existing []string
-	if p, err := project.Load(po.dir); err == nil {
-		existing = p.Names()
-	} else if !errors.Is(err, project.ErrNotFound) {
-		return err
-	}
-	res, err := importer.Scan(c.Context, importer.Options{Root: root, Global: po.global, StateHome: os.Getenv("XDG_STATE_HOME"), Dirs: dirList, Existing: existing})
+	return importOptions{
+		plan: importer.PlanOptions{
+			Scan:     importer.Options{Root: root, Global: po.global, StateHome: os.Getenv("XDG_STATE_HOME"), Dirs: dirList},
+			Project:  po.dir,
+			Registry: envRegistry(),
+		},
+		dryRun:   c.Bool("dry-run"),
+		open:     oo,
+		registry: envRegistry(),
+	}, nil
+}
+
+func runImport(c *cli.Context, e *env, o importOptions) error {
+	client, err := registryClient(e, o.open.registry)
 	if err != nil {
 		return err
 	}
-	ro, err := readRegistryOptions(c)
+	plan, err := importer.MakePlan(c.Context, client, o.plan)
 	if err != nil {
 		return err
-	}
-	client, err := registryClient(e, ro)
-	if err != nil {
-		return err
-	}
-	if err := matchHandCopies(c, client, root, po.dir, res.Proposals); err != nil {
-		return err
-	}
-	rows := make([]importRow, 0, len(res.Proposals))
-	var wants []manager.Want
-	var sources []*importer.Proposal
-	for _, p := range res.Proposals {
-		row := importRow{Proposal: p, Action: importReported}
-		switch p.Kind {
-		case importer.KindOCI:
-			ok, err := checkImport(c, client, root, p)
-			if err != nil {
-				return err
-			}
-			if ok {
-				row.Action = importInstalled
-				wants = append(wants, manager.Want{Name: p.Name, Constraint: p.Entry.Version, Registry: p.Entry.Registry})
-			}
-		case importer.KindGit, importer.KindWellKnown, importer.KindLocal:
-			row.Action = importWritten
-			sources = append(sources, p)
-			if p.Kind == importer.KindGit {
-				p.Notes = append(p.Notes, "installs once skillpm's git source is available; until then 'skillpm install' cannot resolve it")
-			}
-			for _, f := range p.Folders {
-				if f.Link != "" {
-					p.Notes = append(p.Notes, fmt.Sprintf("%s is a symlink (to %s), which skillpm never replaces: remove it before installing", f.Path, f.Link))
-				}
-			}
-		}
-		rows = append(rows, row)
 	}
 	var lockWritten bool
-	if !dryRun && len(wants) > 0 {
-		m, err := openManager(e, c, openOptions{create: true, trust: true})
-		if err != nil {
-			return err
-		}
-		for i := range wants {
-			if r := wants[i].Registry; r == m.Project.Registry || r == m.Project.Abs(m.Project.Registry) {
-				wants[i].Registry = ""
+	if !o.dryRun {
+		ao := importer.ApplyOptions{Project: o.plan.Project, Registry: o.registry}
+		if plan.Adds() {
+			if ao.Manager, err = openManager(e, o.open); err != nil {
+				return err
 			}
 		}
-		if _, err := m.Add(c.Context, manager.AddOptions{Skills: wants}); err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		lockWritten = true
-	}
-	if !dryRun && len(sources) > 0 {
-		if err := writeSources(c, po.dir, sources); err != nil {
+		if lockWritten, err = plan.Apply(c.Context, ao); err != nil {
 			return err
 		}
 	}
-	return printImport(e, res, rows, dryRun, lockWritten)
+	return printImport(e, plan, o.dryRun, lockWritten)
 }
 
-// matchHandCopies looks for the folders no installer recorded in the
-// project's registry (skills.yaml's, else SKILLPM_REGISTRY).
-func matchHandCopies(c *cli.Context, client *registry.Client, root, dir string, ps []*importer.Proposal) error {
-	prefix := os.Getenv("SKILLPM_REGISTRY")
-	if p, err := project.Load(dir); err == nil && p.Registry != "" {
-		prefix = p.Abs(p.Registry)
-	}
-	if prefix == "" {
-		return nil
-	}
-	for _, p := range ps {
-		if _, err := importer.Match(c.Context, client, root, prefix, p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkImport compares the installed folders of an OCI proposal with what
-// its source serves.
-func checkImport(c *cli.Context, client *registry.Client, root string, p *importer.Proposal) (bool, error) {
-	ok, err := importer.Check(c.Context, client, root, "", p)
-	if err != nil {
-		return false, err
-	}
-	for _, f := range p.Folders {
-		switch f.Status {
-		case importer.StatusDiffers:
-			p.Notes = append(p.Notes, fmt.Sprintf("%s differs from what %s/%s %s serves: left as it is and not added (move it away and import again to install the published one)", f.Path, p.Entry.Registry, p.Name, p.Entry.Version))
-		case importer.StatusLink:
-			p.Notes = append(p.Notes, fmt.Sprintf("%s is a symlink, which skillpm never replaces: not added (remove the link and import again)", f.Path))
-		}
-	}
-	return ok, nil
-}
-
-// writeSources writes the git, well-known and local entries into
-// skills.yaml, holding the project lock.
-func writeSources(c *cli.Context, dir string, ps []*importer.Proposal) error {
-	l, err := install.Acquire(c.Context, dir)
-	if err != nil {
-		return err
-	}
-	defer l.Unlock()
-	m, err := project.Load(dir)
-	if errors.Is(err, project.ErrNotFound) {
-		m = project.New(dir, os.Getenv("SKILLPM_REGISTRY"))
-	} else if err != nil {
-		return err
-	}
-	for _, p := range ps {
-		en := p.Entry
-		w := project.Want{Git: en.Git, Path: en.Path, Ref: en.Ref, WellKnown: en.WellKnown, Local: en.Local}
-		if err := project.CheckSource(p.Name, w); err != nil {
-			return err
-		}
-		m.SetSource(p.Name, w)
-	}
-	data, err := m.Marshal()
-	if err != nil {
-		return err
-	}
-	if err := lockfile.WriteFileAtomic(m.Path(), data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", m.Path(), err)
-	}
-	return nil
-}
-
-func printImport(e *env, res *importer.Result, rows []importRow, dryRun, lockWritten bool) error {
+// printImport prints what the import did (or would do, with dryRun).
+func printImport(e *env, plan *importer.Plan, dryRun, lockWritten bool) error {
+	res, rows := plan.Result, plan.Rows
 	if e.json {
 		return writeJSON(e.stdout, map[string]any{"files": res.Files, "skipped": res.Skipped, "skills": rows, "dryRun": dryRun, "lockWritten": lockWritten})
 	}
@@ -243,10 +137,10 @@ func printImport(e *env, res *importer.Result, rows []importRow, dryRun, lockWri
 	}
 	t := newTable(e.stdout, 0, 4, 2)
 	fmt.Fprintln(t, "NAME\tSOURCE\tACTION")
-	counts := map[string]int{}
+	counts := map[importer.Action]int{}
 	for _, r := range rows {
 		action := r.Action
-		if dryRun && action != importReported {
+		if dryRun && action != importer.ActionReported {
 			action = "would be " + action
 		}
 		counts[r.Action]++
@@ -268,10 +162,10 @@ func printImport(e *env, res *importer.Result, rows []importRow, dryRun, lockWri
 		verb = "would be "
 	}
 	entries := "entries"
-	if counts[importWritten] == 1 {
+	if counts[importer.ActionWritten] == 1 {
 		entries = "entry"
 	}
-	fmt.Fprintf(e.stdout, "%s %sinstalled, %d %s %swritten, %s reported\n", plural(counts[importInstalled], "skill"), verb, counts[importWritten], entries, verb, plural(counts[importReported], "skill"))
+	fmt.Fprintf(e.stdout, "%s %sinstalled, %d %s %swritten, %s reported\n", plural(counts[importer.ActionInstalled], "skill"), verb, counts[importer.ActionWritten], entries, verb, plural(counts[importer.ActionReported], "skill"))
 	return nil
 }
 

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
+	"github.com/skillpm/skillpm/skill"
 	"github.com/urfave/cli/v2"
 )
 
@@ -39,7 +42,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			m, err := openManager(e, c, openOptions{trust: true, bundle: from})
+			oo, err := readOpenOptions(c)
+			if err != nil {
+				return err
+			}
+			oo.trust, oo.bundle = true, from
+			m, err := openManager(e, oo)
 			if err != nil {
 				return err
 			}
@@ -106,7 +114,12 @@ Examples:
 				return err
 			}
 			opts := manager.AddOptions{Registry: c.String("registry"), Force: c.Bool("force")}
-			m, err := openManager(e, c, openOptions{create: true, trust: true})
+			oo, err := readOpenOptions(c)
+			if err != nil {
+				return err
+			}
+			oo.create, oo.trust = true, true
+			m, err := openManager(e, oo)
 			if err != nil {
 				return err
 			}
@@ -124,13 +137,9 @@ Examples:
 					refs = append(refs, arg)
 					continue
 				}
-				d, err := parseWant(arg)
+				w, err := parseWant(arg)
 				if err != nil {
 					return usageErrorf(c, "%v", err)
-				}
-				w := manager.Want{Name: d.name}
-				if d.explicit {
-					w.Constraint = d.constraint
 				}
 				opts.Skills = append(opts.Skills, w)
 			}
@@ -153,6 +162,17 @@ Examples:
 	}
 }
 
+// parseWant reads NAME or NAME@CONSTRAINT from the command line; an
+// empty constraint after @ is none.
+func parseWant(arg string) (manager.Want, error) {
+	d, err := skill.ParseDependency(arg)
+	if err != nil {
+		return manager.Want{}, err
+	}
+	_, c, _ := strings.Cut(arg, "@")
+	return manager.Want{Name: d.Name, Constraint: strings.TrimSpace(c)}, nil
+}
+
 func removeCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:    "remove",
@@ -170,7 +190,12 @@ Examples:
 			if c.NArg() == 0 {
 				return usageErrorf(c, "remove needs at least one skill name")
 			}
-			m, err := openManager(e, c, openOptions{trust: true})
+			oo, err := readOpenOptions(c)
+			if err != nil {
+				return err
+			}
+			oo.trust = true
+			m, err := openManager(e, oo)
 			if err != nil {
 				return err
 			}
@@ -200,7 +225,12 @@ Examples:
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would change, change nothing"},
 		),
 		Action: func(c *cli.Context) error {
-			m, err := openManager(e, c, openOptions{trust: true})
+			oo, err := readOpenOptions(c)
+			if err != nil {
+				return err
+			}
+			oo.trust = true
+			m, err := openManager(e, oo)
 			if err != nil {
 				return err
 			}

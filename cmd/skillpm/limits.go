@@ -1,6 +1,24 @@
 package main
 
-import "github.com/skillpm/skillpm/registry"
+import (
+	"github.com/skillpm/skillpm/config"
+	"github.com/skillpm/skillpm/registry"
+)
+
+// registryLimits are the user config's limits: as the registry client
+// applies them (zero fields take the defaults), and the git, well-known
+// and local sources too.
+func registryLimits(cfg *config.User) registry.Limits {
+	return registry.Limits{
+		MaxFiles:        cfg.Limits.MaxFiles,
+		MaxBytes:        cfg.Limits.MaxBytes,
+		MaxFileSize:     cfg.Limits.MaxFileSize,
+		MaxBlobSize:     cfg.Limits.MaxBlobSize,
+		MaxManifestSize: cfg.Limits.MaxManifestSize,
+		MaxPages:        cfg.Limits.MaxPages,
+		MaxListItems:    cfg.Limits.MaxListItems,
+	}
+}
 
 // packLimits are the limits installs unpack with here (the user config's
 // limits:, defaults for the rest): pack and publish refuse a skill over

@@ -12,7 +12,6 @@ import (
 	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/httpbound"
-	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/verify"
@@ -69,13 +68,6 @@ func (ro registryOptions) over(cfg config.Timeouts) httpbound.Timeouts {
 		}
 	}
 	return t
-}
-
-// timeouts are the user config's, overridden by the flags that are set:
-// readRegistryOptions and over in one call, for the source clients.
-func timeouts(c *cli.Context, cfg config.Timeouts) (httpbound.Timeouts, error) {
-	ro, err := readRegistryOptions(c)
-	return ro.over(cfg), err
 }
 
 // projectFlags are shared by the commands that work on a project.
@@ -164,6 +156,8 @@ func setScope(e *env, po projectOptions, m *manager.Manager) error {
 
 // openOptions say how a command opens its project.
 type openOptions struct {
+	project  projectOptions  // the project flags
+	registry registryOptions // the registry flags
 	// create starts an empty skills.yaml when there is none (add).
 	create bool
 	// trust enforces the trust policy on installs (install, add,
@@ -174,23 +168,27 @@ type openOptions struct {
 	bundle string
 }
 
+// readOpenOptions reads the project and registry flag groups; the
+// command sets the rest.
+func readOpenOptions(c *cli.Context) (openOptions, error) {
+	po, err := readProjectOptions(c)
+	if err != nil {
+		return openOptions{}, err
+	}
+	ro, err := readRegistryOptions(c)
+	return openOptions{project: po, registry: ro}, err
+}
+
 // openManager loads the project, chooses its source (the registries
 // through one client, or a bundle) and, with o.trust, the trust policy,
 // and builds the Manager over them. What it opens is closed when the
 // command ends.
-func openManager(e *env, c *cli.Context, o openOptions) (*manager.Manager, error) {
-	po, err := readProjectOptions(c)
-	if err != nil {
-		return nil, err
-	}
+func openManager(e *env, o openOptions) (*manager.Manager, error) {
+	po, ro := o.project, o.registry
 	p, err := project.Load(po.dir)
 	if errors.Is(err, project.ErrNotFound) && o.create {
 		p = project.New(po.dir, defaultRegistry(e))
 	} else if err != nil {
-		return nil, err
-	}
-	ro, err := readRegistryOptions(c)
-	if err != nil {
 		return nil, err
 	}
 	client, err := registryClient(e, ro)
@@ -227,7 +225,7 @@ func openManager(e *env, c *cli.Context, o openOptions) (*manager.Manager, error
 	if d, err := cacheDir(); err == nil && o.bundle == "" {
 		checked = filepath.Join(d, "checked") // remembered lock checks (manager/checked.go)
 	}
-	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: os.Getenv("SKILLPM_REGISTRY"), PinnedFromRegistry: o.bundle != "", CheckedDir: checked}
+	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: envRegistry(), PinnedFromRegistry: o.bundle != "", CheckedDir: checked}
 	if e.stderrTTY && !e.quiet || e.debug {
 		m.Log = e.stderr
 	}
@@ -239,7 +237,7 @@ func openManager(e *env, c *cli.Context, o openOptions) (*manager.Manager, error
 		return nil, err
 	}
 	if o.trust {
-		v, err := loadVerifier(e, c, projectPolicy(m.Project))
+		v, err := loadVerifier(e, trustOptions{}, projectPolicy(m.Project))
 		if err != nil {
 			return nil, err
 		}
@@ -270,7 +268,7 @@ func crashHook() func(int) {
 // embedded default, no server), which is announced: a user who meant a
 // server registry learns where skills are being looked for.
 func defaultRegistry(e *env) string {
-	if r := os.Getenv("SKILLPM_REGISTRY"); r != "" {
+	if r := envRegistry(); r != "" {
 		return r
 	}
 	e.logf("note: no registry configured; using the project folder's oci:./registry (set SKILLPM_REGISTRY, or 'registry:' in skills.yaml)")
@@ -302,24 +300,15 @@ func printChanges(e *env, res *manager.Result) error {
 	return nil
 }
 
-// errNotInstalled reports a skill that is not in the project.
-var errNotInstalled = errors.New("skill not installed")
-
-// openOffline loads the project and its lock (nil when there is none) for
-// commands that need no registry.
-func openOffline(e *env, c *cli.Context) (*manager.Manager, *lockfile.File, error) {
-	po, err := readProjectOptions(c)
-	if err != nil {
-		return nil, nil, err
-	}
+// openOffline loads the project for commands that need no registry.
+func openOffline(e *env, po projectOptions) (*manager.Manager, error) {
 	p, err := project.Load(po.dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	m := &manager.Manager{Project: p}
 	if err := setScope(e, po, m); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	lock, err := m.ReadLock()
-	return m, lock, err
+	return m, nil
 }

@@ -4,32 +4,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/manager"
-	"github.com/skillpm/skillpm/skill"
 	"github.com/urfave/cli/v2"
 )
-
-type want struct {
-	name, constraint string
-	explicit         bool
-}
-
-// parseWant reads NAME or NAME@CONSTRAINT from the command line.
-func parseWant(arg string) (want, error) {
-	d, err := skill.ParseDependency(arg)
-	if err != nil {
-		return want{}, err
-	}
-	_, c, explicit := strings.Cut(arg, "@")
-	return want{name: d.Name, constraint: strings.TrimSpace(c), explicit: explicit && strings.TrimSpace(c) != ""}, nil
-}
 
 func outdatedCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -44,63 +26,50 @@ Examples:
   skillpm outdated --json`,
 		Flags: projectFlags(),
 		Action: func(c *cli.Context) error {
-			m, err := openManager(e, c, openOptions{})
+			oo, err := readOpenOptions(c)
 			if err != nil {
 				return err
 			}
-			lock, err := m.ReadLock()
+			m, err := openManager(e, oo)
 			if err != nil {
 				return err
 			}
-			if lock == nil {
-				return fmt.Errorf("%s: %w (run 'skillpm install')", m.LockPath(), manager.ErrStaleLock)
+			rows, err := m.Outdated(c.Context)
+			if err != nil {
+				return err
 			}
-			type row struct {
-				Name    string `json:"name"`
-				Current string `json:"current"`
-				Wanted  string `json:"wanted"`
-				Latest  string `json:"latest"`
-			}
-			var rows []row
-			for _, s := range lock.Skills {
-				vs, err := m.Versions(c.Context, s)
-				if err != nil {
-					return err
-				}
-				sort.Sort(semver.Collection(vs))
-				cur, _ := semver.NewVersion(s.Version)
-				r := row{Name: s.Name, Current: s.Version, Wanted: s.Version, Latest: s.Version}
-				w := m.Project.Skills[s.Name]
-				for _, v := range vs {
-					if v.Prerelease() != "" && !m.Project.Prereleases {
-						continue
-					}
-					r.Latest = v.Original()
-					if !s.Requested || w.Constraints().Check(v) {
-						r.Wanted = v.Original()
-					}
-				}
-				if cur != nil && (r.Latest != s.Version || r.Wanted != s.Version) {
-					rows = append(rows, r)
-				}
-			}
-			if e.json {
-				return writeJSON(e.stdout, nonNil(rows))
-			}
-			if len(rows) == 0 {
-				if !e.quiet {
-					fmt.Fprintln(e.stdout, "all skills are up to date")
-				}
-				return nil
-			}
-			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "SKILL\tCURRENT\tWANTED\tLATEST")
-			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termLine(r.Name), termLine(r.Current), termLine(r.Wanted), termLine(r.Latest))
-			}
-			return tw.Flush()
+			return printOutdated(e, rows)
 		},
 	}
+}
+
+// printOutdated prints outdated's table, or its JSON rows.
+func printOutdated(e *env, rows []manager.OutdatedSkill) error {
+	type row struct {
+		Name    string `json:"name"`
+		Current string `json:"current"`
+		Wanted  string `json:"wanted"`
+		Latest  string `json:"latest"`
+	}
+	if e.json {
+		out := make([]row, 0, len(rows))
+		for _, r := range rows {
+			out = append(out, row(r))
+		}
+		return writeJSON(e.stdout, out)
+	}
+	if len(rows) == 0 {
+		if !e.quiet {
+			fmt.Fprintln(e.stdout, "all skills are up to date")
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SKILL\tCURRENT\tWANTED\tLATEST")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termLine(r.Name), termLine(r.Current), termLine(r.Wanted), termLine(r.Latest))
+	}
+	return tw.Flush()
 }
 
 func whyCommand(e *env) *cli.Command {
@@ -116,34 +85,42 @@ Examples:
 			if c.NArg() != 1 {
 				return usageErrorf(c, "why needs one skill name")
 			}
-			name := c.Args().First()
-			m, lock, err := openOffline(e, c)
+			po, err := readProjectOptions(c)
 			if err != nil {
 				return err
 			}
-			if lock == nil || lock.Find(name) == nil {
-				return fmt.Errorf("%s is not in %s: %w", name, m.LockPath(), errNotInstalled)
+			m, err := openOffline(e, po)
+			if err != nil {
+				return err
 			}
-			paths := manager.SolutionFromLock(m.Project, lock).Why(name)
-			if e.json {
-				return writeJSON(e.stdout, map[string]any{"name": name, "version": lock.Find(name).Version, "paths": paths})
+			res, err := m.Why(c.Context, c.Args().First())
+			if err != nil {
+				return err
 			}
-			for _, p := range paths {
-				var parts []string
-				for i, n := range p {
-					if s := lock.Find(n); s != nil {
-						n += "@" + s.Version
-					}
-					if i == 0 {
-						n = "skills.yaml > " + n
-					}
-					parts = append(parts, n)
-				}
-				fmt.Fprintln(e.stdout, termLine(strings.Join(parts, " > ")))
-			}
-			return nil
+			return printWhy(e, res)
 		},
 	}
+}
+
+// printWhy prints each dependency path as "skills.yaml > a@1.0.0 > b@2.1.0".
+func printWhy(e *env, res *manager.WhyResult) error {
+	if e.json {
+		return writeJSON(e.stdout, map[string]any{"name": res.Name, "version": res.Version, "paths": res.Paths})
+	}
+	for _, p := range res.Paths {
+		var parts []string
+		for i, n := range p {
+			if s := res.Lock.Find(n); s != nil {
+				n += "@" + s.Version
+			}
+			if i == 0 {
+				n = "skills.yaml > " + n
+			}
+			parts = append(parts, n)
+		}
+		fmt.Fprintln(e.stdout, termLine(strings.Join(parts, " > ")))
+	}
+	return nil
 }
 
 func listCommand(e *env) *cli.Command {
@@ -245,34 +222,44 @@ Examples:
   skillpm status --json`,
 		Flags: projectFlags(),
 		Action: func(c *cli.Context) error {
-			m, lock, err := openOffline(e, c)
+			po, err := readProjectOptions(c)
 			if err != nil {
 				return err
 			}
-			st, err := install.Status(m.TargetDirs(), lock, m.StatusOwner(), m.Bounds())
+			m, err := openOffline(e, po)
 			if err != nil {
 				return err
 			}
-			if e.json {
-				return writeJSON(e.stdout, map[string]any{"fresh": m.Fresh(lock), "skills": nonNil(st)})
+			res, err := m.Status(c.Context)
+			if err != nil {
+				return err
 			}
-			if lock != nil && !m.Fresh(lock) {
-				fmt.Fprintf(e.stdout, "skills.lock is out of date with skills.yaml: run 'skillpm install'\n")
-			}
-			clean := 0
-			for _, s := range st {
-				if s.State == install.StateOK {
-					clean++
-					continue
-				}
-				fmt.Fprintf(e.stdout, "%-9s %s (%s)\n", s.State, termLine(filepath.Join(relTo(m.Project.Dir(), s.Target), s.Name)), termLine(s.Detail))
-			}
-			if !e.quiet {
-				fmt.Fprintf(e.stdout, "%d managed skills as installed, %d need attention\n", clean, len(st)-clean)
-			}
-			return nil
+			return printStatus(e, m.Project.Dir(), res)
 		},
 	}
+}
+
+// printStatus prints the skills that need attention, folders relative to
+// the project folder dir, and a count.
+func printStatus(e *env, dir string, res *manager.StatusResult) error {
+	if e.json {
+		return writeJSON(e.stdout, map[string]any{"fresh": res.Fresh, "skills": nonNil(res.Skills)})
+	}
+	if res.Lock != nil && !res.Fresh {
+		fmt.Fprintf(e.stdout, "skills.lock is out of date with skills.yaml: run 'skillpm install'\n")
+	}
+	clean := 0
+	for _, s := range res.Skills {
+		if s.State == install.StateOK {
+			clean++
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%-9s %s (%s)\n", s.State, termLine(filepath.Join(relTo(dir, s.Target), s.Name)), termLine(s.Detail))
+	}
+	if !e.quiet {
+		fmt.Fprintf(e.stdout, "%d managed skills as installed, %d need attention\n", clean, len(res.Skills)-clean)
+	}
+	return nil
 }
 
 // shadowNote says what an effective skill overrides. The copies skillpm

@@ -8,14 +8,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
-	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/index"
+	"github.com/skillpm/skillpm/indexer"
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/sync/errgroup"
 )
 
 func searchCommand(e *env) *cli.Command {
@@ -38,34 +36,47 @@ Examples:
 			if c.NArg() == 0 {
 				return usageErrorf(c, "search needs a query")
 			}
-			path, err := indexPath()
-			if err != nil {
+			o := searchOptions{query: strings.Join(c.Args().Slice(), " "), limit: c.Int("limit")}
+			var err error
+			if o.index, err = indexPath(); err != nil {
 				return err
 			}
-			hits, err := index.Search(path, strings.Join(c.Args().Slice(), " "), c.Int("limit"))
+			hits, err := index.Search(o.index, o.query, o.limit)
 			if errors.Is(err, fs.ErrNotExist) {
 				return &usageError{msg: "the search index is empty", hint: "run 'skillpm index refresh' (registries come from search.registries in the user config and the project's skills.yaml)"}
 			}
 			if err != nil {
 				return err
 			}
-			if e.json {
-				return writeJSON(e.stdout, nonNil(hits))
-			}
-			if len(hits) == 0 {
-				if !e.quiet {
-					fmt.Fprintln(e.stdout, "no skills match")
-				}
-				return nil
-			}
-			tw := newTable(e.stdout, 0, 4, 2)
-			fmt.Fprintln(tw, "NAME\tVERSION\tREPOSITORY\tDESCRIPTION")
-			for _, h := range hits {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termLine(h.Name), termLine(h.Version), termLine(h.Repository), termLine(truncate(h.Description, 60)))
-			}
-			return tw.Flush()
+			return printSearch(e, hits)
 		},
 	}
+}
+
+// searchOptions are search's flags and arguments.
+type searchOptions struct {
+	query string // the words to match, joined by spaces
+	limit int    // --limit: at most this many hits; 0 is all
+	index string // the index file (indexPath)
+}
+
+// printSearch prints the hits as a table, or as JSON.
+func printSearch(e *env, hits []index.Hit) error {
+	if e.json {
+		return writeJSON(e.stdout, nonNil(hits))
+	}
+	if len(hits) == 0 {
+		if !e.quiet {
+			fmt.Fprintln(e.stdout, "no skills match")
+		}
+		return nil
+	}
+	tw := newTable(e.stdout, 0, 4, 2)
+	fmt.Fprintln(tw, "NAME\tVERSION\tREPOSITORY\tDESCRIPTION")
+	for _, h := range hits {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termLine(h.Name), termLine(h.Version), termLine(h.Repository), termLine(truncate(h.Description, 60)))
+	}
+	return tw.Flush()
 }
 
 func truncate(s string, n int) string {
@@ -98,16 +109,42 @@ Examples:
   skillpm index refresh --plain-http localhost:5000/skills`,
 			Flags: registryFlags(),
 			Action: func(c *cli.Context) error {
-				return runIndexRefresh(e, c)
+				o, err := readIndexRefreshOptions(e, c)
+				if err != nil {
+					return err
+				}
+				client, err := registryClient(e, o.registry)
+				if err != nil {
+					return err
+				}
+				res, err := indexer.Refresh(c.Context, client, o.refresh)
+				if err != nil {
+					return err
+				}
+				return printIndexRefresh(e, o, res)
 			},
 		}},
 	}
 }
 
-func runIndexRefresh(e *env, c *cli.Context) error {
+// indexRefreshOptions are index refresh's flags and arguments, with the
+// user config's registries and named repositories.
+type indexRefreshOptions struct {
+	// prefixes are the registry prefixes as given (layouts made
+	// absolute), sorted, without duplicates.
+	prefixes []string
+	refresh  indexer.Options
+	registry registryOptions
+}
+
+// readIndexRefreshOptions reads the prefixes to index: the arguments,
+// else the user config's search.registries, the current project's
+// registry and SKILLPM_REGISTRY.
+func readIndexRefreshOptions(e *env, c *cli.Context) (indexRefreshOptions, error) {
+	var o indexRefreshOptions
 	cfg, err := e.userConfig()
 	if err != nil {
-		return err
+		return o, err
 	}
 	prefixes := c.Args().Slice()
 	if len(prefixes) == 0 {
@@ -117,19 +154,16 @@ func runIndexRefresh(e *env, c *cli.Context) error {
 				prefixes = append(prefixes, p.Abs(p.Registry))
 			}
 		}
-		if r := os.Getenv("SKILLPM_REGISTRY"); r != "" {
+		if r := envRegistry(); r != "" {
 			prefixes = append(prefixes, r)
 		}
 	}
 	if len(prefixes) == 0 {
-		return &usageError{msg: "no registries to index", hint: "pass a registry prefix, or list them under search.registries in the user config"}
+		return o, &usageError{msg: "no registries to index", hint: "pass a registry prefix, or list them under search.registries in the user config"}
 	}
-	client, err := newRegistryClient(e, c)
-	if err != nil {
-		return err
+	if o.registry, err = readRegistryOptions(c); err != nil {
+		return o, err
 	}
-	var entries []index.Entry
-	var listed []string
 	for i, p := range prefixes {
 		// The index is shared by every folder: layouts are kept absolute.
 		if dir, ok := strings.CutPrefix(p, registry.LayoutPrefix); ok {
@@ -138,89 +172,28 @@ func runIndexRefresh(e *env, c *cli.Context) error {
 			}
 		}
 	}
-	prefixes = dedupe(sortedCopy(prefixes))
-	for _, p := range prefixes {
+	o.prefixes = dedupe(sortedCopy(prefixes))
+	for _, p := range o.prefixes {
 		ref, err := registry.ParseReference(p)
 		if err != nil {
-			return usageErrorf(c, "%v", err)
+			return o, usageErrorf(c, "%v", err)
 		}
-		names := cfg.Search.Repositories[p]
-		if len(names) == 0 {
-			if names, err = client.Repositories(c.Context, ref); err != nil {
-				return err
-			}
-			listed = append(listed, ref.Repo())
-		}
-		got, err := indexRepositories(c, client, ref, names)
-		if err != nil {
-			return err
-		}
-		entries = append(entries, got...)
+		o.refresh.Registries = append(o.refresh.Registries, indexer.Registry{Prefix: ref, Repositories: cfg.Search.Repositories[p]})
 	}
-	path, err := indexPath()
-	if err != nil {
-		return err
-	}
-	if err := index.PutCatalog(path, entries, listed, 5*time.Second); err != nil {
-		return fmt.Errorf("write the search index: %w", err)
-	}
-	if e.json {
-		return writeJSON(e.stdout, map[string]any{"indexed": len(entries), "registries": prefixes})
-	}
-	if !e.quiet {
-		fmt.Fprintf(e.stdout, "indexed %s from %s\n", plural(len(entries), "skill"), plural(len(prefixes), "registry"))
-	}
-	return nil
+	o.refresh.Path, err = indexPath()
+	return o, err
 }
 
-// indexRepositories reads the newest version's config of every named
-// repository under prefix, in parallel.
-func indexRepositories(c *cli.Context, client *registry.Client, prefix registry.Reference, names []string) ([]index.Entry, error) {
-	out := make([]*index.Entry, len(names))
-	g, ctx := errgroup.WithContext(c.Context)
-	g.SetLimit(client.Concurrency())
-	for i, name := range names {
-		g.Go(func() error {
-			ref, err := registry.Join(prefix, name)
-			if err != nil {
-				return nil // not a repository name skillpm can address
-			}
-			vs, err := client.Versions(ctx, ref)
-			if err != nil || len(vs) == 0 {
-				return nil // not a skill repository, or no versions: skip
-			}
-			sort.Sort(semver.Collection(vs))
-			newest := vs[len(vs)-1]
-			for i := len(vs) - 1; i >= 0; i-- {
-				if vs[i].Prerelease() == "" {
-					newest = vs[i]
-					break
-				}
-			}
-			res, err := client.Resolve(ctx, ref.WithTag(registry.EscapeTag(newest.Original())))
-			if err != nil || res.Config == nil {
-				return nil
-			}
-			en := &index.Entry{Repository: ref.Repo(), Name: res.Config.Name, Version: newest.Original(),
-				Description: res.Config.Description, License: res.Config.License, IndexedAt: time.Now().UTC()}
-			en.Tags = res.Config.Tags
-			for _, t := range res.Config.Tools {
-				en.Tools = append(en.Tools, t.Name)
-			}
-			out[i] = en
-			return nil
-		})
+// printIndexRefresh says how many skills were indexed from how many
+// registries.
+func printIndexRefresh(e *env, o indexRefreshOptions, res *indexer.Result) error {
+	if e.json {
+		return writeJSON(e.stdout, map[string]any{"indexed": len(res.Entries), "registries": o.prefixes})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+	if !e.quiet {
+		fmt.Fprintf(e.stdout, "indexed %s from %s\n", plural(len(res.Entries), "skill"), plural(len(o.prefixes), "registry"))
 	}
-	var entries []index.Entry
-	for _, en := range out {
-		if en != nil {
-			entries = append(entries, *en)
-		}
-	}
-	return entries, nil
+	return nil
 }
 
 func sortedCopy(s []string) []string {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/source/git"
 	"github.com/skillpm/skillpm/source/wellknown"
 	skillsync "github.com/skillpm/skillpm/sync"
@@ -196,15 +195,7 @@ func sourceClients(e *env, ro registryOptions, from string) (*git.Client, *wellk
 	if err != nil {
 		return nil, nil, err
 	}
-	lim := registry.Limits{
-		MaxFiles:        cfg.Limits.MaxFiles,
-		MaxBytes:        cfg.Limits.MaxBytes,
-		MaxFileSize:     cfg.Limits.MaxFileSize,
-		MaxBlobSize:     cfg.Limits.MaxBlobSize,
-		MaxManifestSize: cfg.Limits.MaxManifestSize,
-		MaxPages:        cfg.Limits.MaxPages,
-		MaxListItems:    cfg.Limits.MaxListItems,
-	}
+	lim := registryLimits(cfg)
 	wk := &wellknown.Client{
 		CacheDir:  filepath.Join(dir, "wellknown"),
 		Limits:    lim,

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
@@ -23,11 +23,23 @@ func projectPolicy(p *project.Manifest) string {
 	return filepath.Join(p.Dir(), p.Policy)
 }
 
+// trustOptions are verify's trust flags; the zero value reads the
+// policies from the configs and skills.yaml.
+type trustOptions struct {
+	key    string // --key: trust this public key file for every repository
+	policy string // --policy: this policy file in place of the user's and the project's
+}
+
+// readTrustOptions reads --key and --policy.
+func readTrustOptions(c *cli.Context) trustOptions {
+	return trustOptions{key: c.String("key"), policy: c.String("policy")}
+}
+
 // requireVerifier is loadVerifier for verify, which has nothing to say
 // without a policy: no policy and no --key is a usage error, as it is
 // for cosign verify, not a row of unchecked "ok"s.
-func requireVerifier(e *env, c *cli.Context, projectPolicy string) (*verify.Verifier, error) {
-	v, err := loadVerifier(e, c, projectPolicy)
+func requireVerifier(e *env, t trustOptions, projectPolicy string) (*verify.Verifier, error) {
+	v, err := loadVerifier(e, t, projectPolicy)
 	if err != nil || v != nil {
 		return v, err
 	}
@@ -41,56 +53,28 @@ func requireVerifier(e *env, c *cli.Context, projectPolicy string) (*verify.Veri
 // layers"): the system config's policy, then --key or --policy when given,
 // else the user config's and the project's, each a floor for the next;
 // nil when there is none.
-func loadVerifier(e *env, c *cli.Context, projectPolicy string) (*verify.Verifier, error) {
-	var layers []verify.Layer
-	add := func(name, path string) error {
-		p, err := verify.ReadPolicy(path)
-		if err != nil {
-			return &usageError{msg: err.Error(), hint: "see README.md (\"Trust\") for the policy format"}
-		}
-		layers = append(layers, verify.Layer{Name: name, Policy: p})
-		return nil
-	}
+func loadVerifier(e *env, t trustOptions, projectPolicy string) (*verify.Verifier, error) {
 	sys, err := config.LoadSystem(systemConfigPath())
 	if err != nil {
 		return nil, err
 	}
-	if sys.Policy != "" {
-		if err := add("system", sys.Policy); err != nil {
-			return nil, err
-		}
-	}
-	switch key, path := c.String("key"), c.String("policy"); {
-	case key != "":
-		abs, err := filepath.Abs(key)
-		if err != nil {
-			return nil, err
-		}
-		text := fmt.Sprintf("version: 1\nrules:\n  - prefix: \"*\"\n    keys: [%q]\n", abs)
-		p, err := verify.ParsePolicy("--key "+key, []byte(text))
-		if err != nil {
-			return nil, usageErrorf(c, "%v", err)
-		}
-		layers = append(layers, verify.Layer{Name: "--key", Policy: p})
-	case path != "":
-		if err := add("--policy", path); err != nil {
-			return nil, err
-		}
-	default:
+	src := verify.PolicySources{System: sys.Policy, Key: t.key, Policy: t.policy}
+	if src.Key == "" && src.Policy == "" {
 		cfg, err := e.userConfig()
 		if err != nil {
 			return nil, err
 		}
-		if cfg.Policy != "" {
-			if err := add("user", cfg.Policy); err != nil {
-				return nil, err
-			}
-		}
-		if projectPolicy != "" {
-			if err := add("project", projectPolicy); err != nil {
-				return nil, err
-			}
-		}
+		src.User, src.Project = cfg.Policy, projectPolicy
+	}
+	layers, err := verify.ReadLayers(src)
+	var pe *verify.LayerError
+	switch {
+	case errors.As(err, &pe) && pe.Layer == "--key":
+		return nil, &usageError{msg: pe.Err.Error(), hint: "see 'skillpm verify --help'"} // only verify takes --key
+	case errors.As(err, &pe):
+		return nil, &usageError{msg: pe.Err.Error(), hint: "see README.md (\"Trust\") for the policy format"}
+	case err != nil:
+		return nil, err
 	}
 	if len(layers) == 0 {
 		return nil, nil

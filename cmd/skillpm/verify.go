@@ -64,11 +64,12 @@ Examples:
 type verifyOptions struct {
 	refs     []string        // REF arguments; none checks the lock
 	deep     bool            // --deep
+	trust    trustOptions    // --key, --policy
 	registry registryOptions // the registry flags
 }
 
 func runVerify(e *env, c *cli.Context) error {
-	o := verifyOptions{refs: c.Args().Slice(), deep: c.Bool("deep")}
+	o := verifyOptions{refs: c.Args().Slice(), deep: c.Bool("deep"), trust: readTrustOptions(c)}
 	if len(o.refs) > 0 {
 		ro, err := readRegistryOptions(c)
 		if err != nil {
@@ -77,7 +78,11 @@ func runVerify(e *env, c *cli.Context) error {
 		o.registry = ro
 		return verifyRefs(e, c, o)
 	}
-	m, err := openManager(e, c, openOptions{})
+	oo, err := readOpenOptions(c)
+	if err != nil {
+		return err
+	}
+	m, err := openManager(e, oo)
 	if err != nil {
 		return err
 	}
@@ -88,7 +93,7 @@ func runVerify(e *env, c *cli.Context) error {
 	if lock == nil {
 		return fmt.Errorf("%w: %s does not exist (run 'skillpm install' and commit skills.lock)", manager.ErrStaleLock, m.LockPath())
 	}
-	v, err := requireVerifier(e, c, projectPolicy(m.Project))
+	v, err := requireVerifier(e, o.trust, projectPolicy(m.Project))
 	if err != nil {
 		return err
 	}
@@ -113,12 +118,12 @@ func verifyRefs(e *env, c *cli.Context, o verifyOptions) error {
 		return err
 	}
 	var p *project.Manifest
-	if c.String("key") == "" && c.String("policy") == "" {
+	if o.trust == (trustOptions{}) {
 		if p, err = findProject(c); err != nil {
 			return err
 		}
 	}
-	v, err := requireVerifier(e, c, projectPolicy(p))
+	v, err := requireVerifier(e, o.trust, projectPolicy(p))
 	if err != nil {
 		return err
 	}
