@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -22,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/sandbox"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/source/git"
@@ -218,12 +218,33 @@ func (w Want) GitSource() git.Source {
 // ErrNotFound is returned when there is no skills.yaml.
 var ErrNotFound = errors.New("skills.yaml not found")
 
-// Load reads dir/skills.yaml.
+// ErrInvalid is wrapped by every error about a skills.yaml that cannot
+// be used: not YAML, an unknown key, a bad entry, not a regular file, or
+// larger than MaxFileSize. The message names the file and what to fix.
+var ErrInvalid = errors.New("invalid skills.yaml")
+
+// MaxFileSize bounds skills.yaml: a repository's file is hostile input,
+// and a manifest of thousands of skills is far smaller.
+const MaxFileSize = 4 << 20
+
+// invalidError marks a Parse error as ErrInvalid without changing its
+// message.
+type invalidError struct{ err error }
+
+func (e *invalidError) Error() string        { return e.err.Error() }
+func (e *invalidError) Unwrap() error        { return e.err }
+func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
+
+// Load reads dir/skills.yaml: a regular file (a link to one is
+// followed) of at most MaxFileSize bytes.
 func Load(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, FileName)
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.Read(path, MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w (create one with 'skillpm add NAME')", path, ErrNotFound)
+	}
+	if errors.Is(err, boundedfile.ErrNotRegular) || errors.Is(err, boundedfile.ErrTooLarge) {
+		return nil, &invalidError{fmt.Errorf("%s: %w; skills.yaml must be a regular file of at most %d bytes", path, err, MaxFileSize)}
 	}
 	if err != nil {
 		return nil, err
@@ -241,8 +262,16 @@ func New(dir, registry string) *Manifest {
 	return &Manifest{Registry: registry, Skills: map[string]Want{}, path: filepath.Join(dir, FileName)}
 }
 
-// Parse decodes and validates skills.yaml.
+// Parse decodes and validates skills.yaml. Its errors wrap ErrInvalid.
 func Parse(data []byte) (*Manifest, error) {
+	m, err := parse(data)
+	if err != nil {
+		return nil, &invalidError{err}
+	}
+	return m, nil
+}
+
+func parse(data []byte) (*Manifest, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("invalid YAML: %w", err)
