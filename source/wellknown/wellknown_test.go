@@ -307,6 +307,7 @@ func TestHostileArchives(t *testing.T) {
 		{"zip absolute", zipBytes(t, zipEntryT{name: "SKILL.md", body: md}, zipEntryT{name: "/etc/x", body: "x"})},
 		{"zip symlink escape", zipBytes(t, zipEntryT{name: "SKILL.md", body: md}, zipEntryT{name: "up", body: "../../..", mode: fs.ModeSymlink | 0o777})},
 		{"zip bomb", zipBytes(t, zipEntryT{name: "SKILL.md", body: md}, zipEntryT{name: "big", body: strings.Repeat("0", 4<<20)})},
+		{"zip escape sequence in a name", zipBytes(t, zipEntryT{name: "SKILL.md", body: md}, zipEntryT{name: "a\x1b]0;owned\x07.md", body: "x"})},
 		{"zip duplicate", zipBytes(t, zipEntryT{name: "SKILL.md", body: md}, zipEntryT{name: "SKILL.md", body: md})},
 		{"zip device", zipBytes(t, zipEntryT{name: "SKILL.md", body: md}, zipEntryT{name: "dev", mode: fs.ModeDevice | fs.ModeCharDevice | 0o644})},
 	} {
