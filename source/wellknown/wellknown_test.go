@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -381,5 +382,50 @@ func TestOriginWithCredentials(t *testing.T) {
 	_, err := newClient(t).Index(context.Background(), "https://user:secret@example.com")
 	if !errors.Is(err, ErrInsecure) || strings.Contains(err.Error(), "secret") {
 		t.Fatalf("Index = %v; want ErrInsecure without the secret", err)
+	}
+}
+
+// A redirect may not step down from https to http, nor lead from another
+// host to this machine's loopback; the redirects an origin legitimately
+// makes (to its CDN over https, between loopback ports in tests) are
+// followed.
+func TestRedirectPolicy(t *testing.T) {
+	c := &Client{PlainHTTP: []string{"mirror.internal"}}
+	u := func(s string) *url.URL {
+		p, err := url.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		first, prev, next string
+		ok                bool
+	}{
+		{"https://example.com/i", "https://example.com/i", "https://cdn.example.net/i", true},
+		{"http://127.0.0.1:8080/i", "http://127.0.0.1:8080/i", "http://localhost:9090/i", true},
+		{"https://example.com/i", "https://example.com/i", "http://127.0.0.1:6379/", false},
+		{"https://example.com/i", "https://example.com/i", "https://localhost/admin", false},
+		{"https://example.com/i", "https://cdn.example.net/i", "http://[::1]:8500/v1/kv", false},
+		{"https://example.com/i", "https://example.com/i", "http://mirror.internal/i", false},
+		{"http://mirror.internal/i", "http://mirror.internal/i", "http://mirror.internal/j", true},
+		{"https://example.com/i", "https://example.com/i", "file:///etc/passwd", false},
+		{"https://example.com/i", "https://example.com/i", "ftp://example.com/i", false},
+	} {
+		err := c.allowedRedirect(u(tc.first), u(tc.prev), u(tc.next))
+		if tc.ok && err != nil || !tc.ok && !errors.Is(err, ErrInsecure) {
+			t.Errorf("redirect %s -> %s (from %s): %v; want allowed %v", tc.prev, tc.next, tc.first, err, tc.ok)
+		}
+	}
+	// Through the client: a loopback origin's redirect to another
+	// loopback port is followed.
+	target := newSite(t)
+	target.index(t, IndexPath)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.srv.URL+r.URL.Path, http.StatusFound)
+	}))
+	defer srv.Close()
+	if _, err := newClient(t).Index(context.Background(), srv.URL); err != nil {
+		t.Fatalf("Index through a loopback redirect: %v", err)
 	}
 }
