@@ -93,9 +93,13 @@ func (c *checker) scanFolder(dir string) error {
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			dest, _ := os.Readlink(p)
 			if _, err := os.Stat(p); err != nil {
+				why := "which does not exist"
+				if !errors.Is(err, fs.ErrNotExist) {
+					why = "which cannot be followed (a loop of links, or a folder skillpm may not read)"
+				}
 				c.skipped[p] = true
 				c.add(Finding{Kind: KindBrokenLink, Agents: who, Folder: folder, Skill: name, Path: p, Repair: RepairUnlink,
-					Message: fmt.Sprintf("a link to %s, which does not exist; agents skip it", dest),
+					Message: fmt.Sprintf("a link to %s, %s; agents skip it", dest, why),
 					Fix:     "'skillpm doctor --fix' removes the link (or point it at the skill folder)"})
 				continue
 			}
@@ -110,9 +114,12 @@ func (c *checker) scanFolder(dir string) error {
 		if st, err := os.Stat(p); err != nil || !st.IsDir() {
 			continue
 		}
-		if st, err := os.Stat(filepath.Join(p, skill.FileName)); err != nil || !st.Mode().IsRegular() {
+		if _, err := os.Lstat(filepath.Join(p, skill.FileName)); err != nil {
 			continue // not a skill folder: agents do not look at it
 		}
+		// A SKILL.md that is a FIFO, a device, a folder or a link to
+		// one is a skill agents skip (or hang on): skill.Load refuses it
+		// without opening it, and checkSkill reports it.
 		c.checkSkill(who, folder, name, p)
 	}
 	return nil
