@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -427,5 +428,39 @@ func TestRedirectPolicy(t *testing.T) {
 	defer srv.Close()
 	if _, err := newClient(t).Index(context.Background(), srv.URL); err != nil {
 		t.Fatalf("Index through a loopback redirect: %v", err)
+	}
+}
+
+// countingReaderAt counts the bytes read through it.
+type countingReaderAt struct {
+	r *bytes.Reader
+	n int64
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n += int64(n)
+	return n, err
+}
+
+// A zip whose central directory lists far more entries than max_files
+// is refused after reading about what max_files entries need, not after
+// archive/zip has read (and held in memory) every header.
+func TestZipHugeDirectory(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for i := range 50000 {
+		if _, err := zw.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("entry-%034d", i), Method: zip.Store}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	zw.Close()
+	src := &countingReaderAt{r: bytes.NewReader(buf.Bytes())}
+	err := unpackZip(context.Background(), src, int64(buf.Len()), filepath.Join(t.TempDir(), "x"), registry.Limits{MaxFiles: 10})
+	if !errors.Is(err, registry.ErrUnsafeArchive) {
+		t.Fatalf("unpackZip = %v; want ErrUnsafeArchive", err)
+	}
+	if src.n > 2<<20 {
+		t.Errorf("read %d bytes of a %d byte archive before refusing it; want at most what 10 entries need (about 1 MiB)", src.n, buf.Len())
 	}
 }
