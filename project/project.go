@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"path"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,7 @@ import (
 	"github.com/skillpm/skillpm/sandbox"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/source/git"
+	"github.com/skillpm/skillpm/source/wellknown"
 	"github.com/skillpm/skillpm/toolrun"
 	"gopkg.in/yaml.v3"
 )
@@ -174,6 +176,12 @@ func (w Want) validate() error {
 		if src.Ref != "" {
 			return fmt.Errorf("git: %q names a ref (@%s): write it as 'ref: %s' or a 'version:' constraint instead", w.Git, src.Ref, src.Ref)
 		}
+		if dotSegment(repoPath(src.URL)) || dotSegment(repoPath(w.Git)) {
+			// A server (curl, for git over https) resolves them, but a
+			// trust policy's prefix sees the path as written:
+			// github.com/acme/../evil/x is not github.com/acme's.
+			return fmt.Errorf("git: %q has a . or .. in its path: write the repository's own path", w.Git)
+		}
 		if src.Subdir != "" && w.Path != "" {
 			return fmt.Errorf("git: %q names a folder and path names another: keep one", w.Git)
 		}
@@ -190,6 +198,14 @@ func (w Want) validate() error {
 				return fmt.Errorf("path %q must be a folder inside the repository", w.Path)
 			}
 		}
+	case KindWellKnown:
+		u, err := wellknown.ParseOrigin(w.WellKnown)
+		if err != nil {
+			return fmt.Errorf("wellknown: %w", err)
+		}
+		if dotSegment(u.Path) {
+			return fmt.Errorf("wellknown: %q has a . or .. in its path: write the origin's own path", w.WellKnown)
+		}
 	case KindLocal:
 		if w.Constraint != "" {
 			return errors.New("a local folder has no versions: remove version")
@@ -202,6 +218,31 @@ func (w Want) validate() error {
 		return fmt.Errorf("invalid version constraint %q: %v", w.Constraint, err)
 	}
 	return nil
+}
+
+// repoPath is the path of a git URL: the URL's (decoded) path, what
+// follows the colon of user@host:path, or a short form as written.
+func repoPath(repo string) string {
+	if strings.Contains(repo, "://") {
+		if u, err := url.Parse(repo); err == nil {
+			return u.Path
+		}
+		return repo
+	}
+	if i := strings.Index(repo, ":"); i >= 0 && !strings.Contains(repo[:i], "/") {
+		return repo[i+1:]
+	}
+	return repo // github.com/OWNER/REPO
+}
+
+// dotSegment reports whether the slash path p has a "." or ".." segment.
+func dotSegment(p string) bool {
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // GitSource returns the repository, folder and ref w names (Kind
