@@ -93,14 +93,17 @@ func (c *checker) scanFolder(dir string) error {
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			dest, _ := os.Readlink(p)
 			if _, err := os.Stat(p); err != nil {
-				why := "which does not exist"
-				if !errors.Is(err, fs.ErrNotExist) {
-					why = "which cannot be followed (a loop of links, or a folder skillpm may not read)"
+				why, repair, fix := "which does not exist", RepairUnlink, "'skillpm doctor --fix' removes the link (or point it at the skill folder)"
+				switch {
+				case errors.Is(err, fs.ErrPermission):
+					// It may work for the agent's user: not Fix's to remove.
+					why, repair, fix = "which skillpm may not read", "", "check the permissions of the folders it leads through"
+				case !errors.Is(err, fs.ErrNotExist):
+					why = "which cannot be followed (a loop of links?)"
 				}
 				c.skipped[p] = true
-				c.add(Finding{Kind: KindBrokenLink, Agents: who, Folder: folder, Skill: name, Path: p, Repair: RepairUnlink,
-					Message: fmt.Sprintf("a link to %s, %s; agents skip it", dest, why),
-					Fix:     "'skillpm doctor --fix' removes the link (or point it at the skill folder)"})
+				c.add(Finding{Kind: KindBrokenLink, Agents: who, Folder: folder, Skill: name, Path: p, Repair: repair,
+					Message: fmt.Sprintf("a link to %s, %s; agents skip it", dest, why), Fix: fix})
 				continue
 			}
 			if err := c.m.Bounds().Check(p); err != nil {
