@@ -51,3 +51,18 @@ func TestDotSegmentsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A target may not be the project root or lie inside .git: a skill
+// named hooks installed into .git would be .git/hooks, run on commit.
+func TestTargetsRefused(t *testing.T) {
+	for _, bad := range []string{".", "./", ".git", "./.git/", "sub/.git", ".git/x/.."} {
+		if _, err := Parse([]byte("targets: [\"" + bad + "\"]\n")); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Parse(targets: [%s]): err = %v; want ErrInvalid", bad, err)
+		}
+	}
+	for _, good := range []string{".claude/skills", "tools/.github-skills", "skills"} {
+		if _, err := Parse([]byte("targets: [\"" + good + "\"]\n")); err != nil {
+			t.Errorf("Parse(targets: [%s]): %v; want it accepted", good, err)
+		}
+	}
+}

@@ -355,6 +355,11 @@ func parse(data []byte) (*Manifest, error) {
 		if filepath.IsAbs(t) || strings.HasPrefix(filepath.Clean(t), "..") {
 			return nil, fmt.Errorf("target %q must be a folder inside the project", t)
 		}
+		if c := filepath.ToSlash(filepath.Clean(t)); c == "." || slices.Contains(strings.Split(c, "/"), ".git") {
+			// The project root, or git's own folder, where a skill
+			// named hooks would become .git/hooks and run on commit.
+			return nil, fmt.Errorf("target %q must be a folder of its own inside the project, not its root or inside .git", t)
+		}
 	}
 	return m, nil
 }
