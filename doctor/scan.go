@@ -93,10 +93,17 @@ func (c *checker) scanFolder(dir string) error {
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			dest, _ := os.Readlink(p)
 			if _, err := os.Stat(p); err != nil {
+				why, repair, fix := "which does not exist", RepairUnlink, "'skillpm doctor --fix' removes the link (or point it at the skill folder)"
+				switch {
+				case errors.Is(err, fs.ErrPermission):
+					// It may work for the agent's user: not Fix's to remove.
+					why, repair, fix = "which skillpm may not read", "", "check the permissions of the folders it leads through"
+				case !errors.Is(err, fs.ErrNotExist):
+					why = "which cannot be followed (a loop of links?)"
+				}
 				c.skipped[p] = true
-				c.add(Finding{Kind: KindBrokenLink, Agents: who, Folder: folder, Skill: name, Path: p, Repair: RepairUnlink,
-					Message: fmt.Sprintf("a link to %s, which does not exist; agents skip it", dest),
-					Fix:     "'skillpm doctor --fix' removes the link (or point it at the skill folder)"})
+				c.add(Finding{Kind: KindBrokenLink, Agents: who, Folder: folder, Skill: name, Path: p, Repair: repair,
+					Message: fmt.Sprintf("a link to %s, %s; agents skip it", dest, why), Fix: fix})
 				continue
 			}
 			if err := c.m.Bounds().Check(p); err != nil {
@@ -110,9 +117,12 @@ func (c *checker) scanFolder(dir string) error {
 		if st, err := os.Stat(p); err != nil || !st.IsDir() {
 			continue
 		}
-		if st, err := os.Stat(filepath.Join(p, skill.FileName)); err != nil || !st.Mode().IsRegular() {
+		if _, err := os.Lstat(filepath.Join(p, skill.FileName)); err != nil {
 			continue // not a skill folder: agents do not look at it
 		}
+		// A SKILL.md that is a FIFO, a device, a folder or a link to
+		// one is a skill agents skip (or hang on): skill.Load refuses it
+		// without opening it, and checkSkill reports it.
 		c.checkSkill(who, folder, name, p)
 	}
 	return nil

@@ -152,6 +152,9 @@ func TestScanHostile(t *testing.T) {
 		{"ref that is an option", SkillsLockFile, `{"version":1,"skills":{"x":{"source":"a/b","sourceType":"github","ref":"--output=/tmp/x"}}}`, "", "not a valid git ref"},
 		{"local folder out of the project", SkillsLockFile, `{"version":1,"skills":{"x":{"source":"../../etc","sourceType":"local"}}}`, "", "outside the project"},
 		{"local folder at an absolute path", SkillsLockFile, `{"version":1,"skills":{"x":{"source":"/etc","sourceType":"local"}}}`, "", "outside the project"},
+		{"git repository elsewhere on this machine", SkillsLockFile, `{"version":1,"skills":{"x":{"source":"x","sourceType":"git","sourceUrl":"file:///home/someone/private.git"}}}`, "", "outside the project"},
+		{"git repository above the project", SkillsLockFile, `{"version":1,"skills":{"x":{"source":"file:///../../x.git","sourceType":"git"}}}`, "", "outside the project"},
+		{"git repository on a share", SkillsLockFile, `{"version":1,"skills":{"x":{"source":"x","sourceType":"git","sourceUrl":"file://fileserver/share/x.git"}}}`, "", "outside the project"},
 		{"wrong types", SkillsLockFile, `{"version":"1","skills":{"x":{"source":5}}}`, "not the skills CLI's JSON lock", ""},
 		{"skills a list", SkillsLockFile, `{"version":1,"skills":[{"source":"a/b"}]}`, "not the skills CLI's JSON lock", ""},
 		{"toolhive wrong types", ToolHiveLockFile, "version: 1\nskills:\n  name: x\n", "not ToolHive's lock YAML", ""},
@@ -190,5 +193,22 @@ func TestScanHostile(t *testing.T) {
 	os.Symlink("/etc/passwd", filepath.Join(root, ToolHiveLockFile))
 	if _, err := Scan(bg, Options{Root: root}); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("linked lock: %v", err)
+	}
+}
+
+// A file:// repository inside the project (a vendored repository) is
+// still imported as a git source.
+func TestScanFileRepoInside(t *testing.T) {
+	root := t.TempDir()
+	body := `{"version":1,"skills":{"x":{"source":"x","sourceType":"git","sourceUrl":"file:///` + strings.TrimPrefix(filepath.ToSlash(filepath.Join(root, "vendor", "skills.git")), "/") + `"}}}`
+	if err := os.WriteFile(filepath.Join(root, SkillsLockFile), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Scan(bg, Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := find(t, res, "x"); p.Kind != KindGit {
+		t.Fatalf("proposal %+v; want a git source", p)
 	}
 }

@@ -106,6 +106,12 @@ func fromSkillsCLI(name string, e skillsCLIEntry, from, root string) *Proposal {
 			p.note("source %q is not a git repository skillpm reads: %v", clip(repo), err)
 			return p
 		}
+		if dir, ok := fileRepoOutside(repo, root); ok {
+			// A checkout's lock file must not make skillpm read a
+			// repository elsewhere on this machine, as local: may not.
+			p.note("the repository %s is a folder outside the project: left as it is", clip(dir))
+			return p
+		}
 		p.Kind, p.Entry.Git = KindGit, repo
 		if e.SkillPath != "" {
 			dir, ok := skillFolder(e.SkillPath)
@@ -155,6 +161,28 @@ func fromSkillsCLI(name string, e skillsCLIEntry, from, root string) *Proposal {
 		p.note("source type %q (%s) has no skillpm source: the folder is left as it is", clip(e.SourceType), clip(e.Source))
 	}
 	return p
+}
+
+// fileRepoOutside reports whether repo is a file:// URL whose folder is
+// not inside root, and returns that folder.
+func fileRepoOutside(repo, root string) (string, bool) {
+	u, err := url.Parse(repo)
+	if err != nil || !strings.EqualFold(u.Scheme, "file") {
+		return "", false
+	}
+	p := u.Path
+	if len(p) >= 3 && p[0] == '/' && p[2] == ':' {
+		p = p[1:] // file:///C:/x
+	}
+	dir := filepath.FromSlash(p)
+	if u.Host != "" && u.Host != "localhost" {
+		return u.Host + u.Path, true // a UNC share: never inside the project
+	}
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || !filepath.IsAbs(dir) || !filepath.IsLocal(rel) {
+		return dir, true
+	}
+	return "", false
 }
 
 // wellKnownOrigin is the origin serving /.well-known/ of a well-known

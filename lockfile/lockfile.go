@@ -9,12 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/internal/atomicfile"
+	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/skill"
 	"gopkg.in/yaml.v3"
 )
@@ -272,11 +272,20 @@ func ValidDigest(s string) bool {
 	return true
 }
 
-// Read reads the lock at path. A missing file returns ErrNotFound.
+// MaxFileSize bounds skills.lock: a repository's file is hostile input,
+// and a lock of ten thousand skills is far smaller.
+const MaxFileSize = 32 << 20
+
+// Read reads the lock at path: a regular file (a link to one is
+// followed) of at most MaxFileSize bytes. A missing file returns
+// ErrNotFound; a FIFO, device or larger file, ErrInvalid.
 func Read(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.Read(path, MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotFound)
+	}
+	if errors.Is(err, boundedfile.ErrNotRegular) || errors.Is(err, boundedfile.ErrTooLarge) {
+		return nil, fmt.Errorf("%s: %w: %w; skills.lock must be a regular file of at most %d bytes", path, ErrInvalid, err, MaxFileSize)
 	}
 	if err != nil {
 		return nil, err

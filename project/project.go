@@ -14,7 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"net/url"
 	"path"
 	"path/filepath"
 	"slices"
@@ -22,9 +22,11 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/sandbox"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/source/git"
+	"github.com/skillpm/skillpm/source/wellknown"
 	"github.com/skillpm/skillpm/toolrun"
 	"gopkg.in/yaml.v3"
 )
@@ -174,6 +176,12 @@ func (w Want) validate() error {
 		if src.Ref != "" {
 			return fmt.Errorf("git: %q names a ref (@%s): write it as 'ref: %s' or a 'version:' constraint instead", w.Git, src.Ref, src.Ref)
 		}
+		if dotSegment(repoPath(src.URL)) || dotSegment(repoPath(w.Git)) {
+			// A server (curl, for git over https) resolves them, but a
+			// trust policy's prefix sees the path as written:
+			// github.com/acme/../evil/x is not github.com/acme's.
+			return fmt.Errorf("git: %q has a . or .. in its path: write the repository's own path", w.Git)
+		}
 		if src.Subdir != "" && w.Path != "" {
 			return fmt.Errorf("git: %q names a folder and path names another: keep one", w.Git)
 		}
@@ -190,6 +198,14 @@ func (w Want) validate() error {
 				return fmt.Errorf("path %q must be a folder inside the repository", w.Path)
 			}
 		}
+	case KindWellKnown:
+		u, err := wellknown.ParseOrigin(w.WellKnown)
+		if err != nil {
+			return fmt.Errorf("wellknown: %w", err)
+		}
+		if dotSegment(u.Path) {
+			return fmt.Errorf("wellknown: %q has a . or .. in its path: write the origin's own path", w.WellKnown)
+		}
 	case KindLocal:
 		if w.Constraint != "" {
 			return errors.New("a local folder has no versions: remove version")
@@ -202,6 +218,31 @@ func (w Want) validate() error {
 		return fmt.Errorf("invalid version constraint %q: %v", w.Constraint, err)
 	}
 	return nil
+}
+
+// repoPath is the path of a git URL: the URL's (decoded) path, what
+// follows the colon of user@host:path, or a short form as written.
+func repoPath(repo string) string {
+	if strings.Contains(repo, "://") {
+		if u, err := url.Parse(repo); err == nil {
+			return u.Path
+		}
+		return repo
+	}
+	if i := strings.Index(repo, ":"); i >= 0 && !strings.Contains(repo[:i], "/") {
+		return repo[i+1:]
+	}
+	return repo // github.com/OWNER/REPO
+}
+
+// dotSegment reports whether the slash path p has a "." or ".." segment.
+func dotSegment(p string) bool {
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // GitSource returns the repository, folder and ref w names (Kind
@@ -218,12 +259,33 @@ func (w Want) GitSource() git.Source {
 // ErrNotFound is returned when there is no skills.yaml.
 var ErrNotFound = errors.New("skills.yaml not found")
 
-// Load reads dir/skills.yaml.
+// ErrInvalid is wrapped by every error about a skills.yaml that cannot
+// be used: not YAML, an unknown key, a bad entry, not a regular file, or
+// larger than MaxFileSize. The message names the file and what to fix.
+var ErrInvalid = errors.New("invalid skills.yaml")
+
+// MaxFileSize bounds skills.yaml: a repository's file is hostile input,
+// and a manifest of thousands of skills is far smaller.
+const MaxFileSize = 4 << 20
+
+// invalidError marks a Parse error as ErrInvalid without changing its
+// message.
+type invalidError struct{ err error }
+
+func (e *invalidError) Error() string        { return e.err.Error() }
+func (e *invalidError) Unwrap() error        { return e.err }
+func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
+
+// Load reads dir/skills.yaml: a regular file (a link to one is
+// followed) of at most MaxFileSize bytes.
 func Load(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, FileName)
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.Read(path, MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w (create one with 'skillpm add NAME')", path, ErrNotFound)
+	}
+	if errors.Is(err, boundedfile.ErrNotRegular) || errors.Is(err, boundedfile.ErrTooLarge) {
+		return nil, &invalidError{fmt.Errorf("%s: %w; skills.yaml must be a regular file of at most %d bytes", path, err, MaxFileSize)}
 	}
 	if err != nil {
 		return nil, err
@@ -241,8 +303,16 @@ func New(dir, registry string) *Manifest {
 	return &Manifest{Registry: registry, Skills: map[string]Want{}, path: filepath.Join(dir, FileName)}
 }
 
-// Parse decodes and validates skills.yaml.
+// Parse decodes and validates skills.yaml. Its errors wrap ErrInvalid.
 func Parse(data []byte) (*Manifest, error) {
+	m, err := parse(data)
+	if err != nil {
+		return nil, &invalidError{err}
+	}
+	return m, nil
+}
+
+func parse(data []byte) (*Manifest, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("invalid YAML: %w", err)
@@ -284,6 +354,11 @@ func Parse(data []byte) (*Manifest, error) {
 	for _, t := range m.Targets {
 		if filepath.IsAbs(t) || strings.HasPrefix(filepath.Clean(t), "..") {
 			return nil, fmt.Errorf("target %q must be a folder inside the project", t)
+		}
+		if c := filepath.ToSlash(filepath.Clean(t)); c == "." || slices.Contains(strings.Split(c, "/"), ".git") {
+			// The project root, or git's own folder, where a skill
+			// named hooks would become .git/hooks and run on commit.
+			return nil, fmt.Errorf("target %q must be a folder of its own inside the project, not its root or inside .git", t)
 		}
 	}
 	return m, nil

@@ -136,7 +136,7 @@ func writeLayer(ctx context.Context, w io.Writer, dir, root string, lim Limits, 
 			st.Files++
 			return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeSymlink, Name: name, Linkname: target, Mode: 0o777, ModTime: EntryModTime})
 		default:
-			return fmt.Errorf("%s: %s is not a regular file, folder or symlink; remove it from the skill", rel, m.Type())
+			return &skill.Error{Path: p, Msg: fmt.Sprintf("%s is not a regular file, folder or symlink; remove it from the skill", m.Type()), Fix: "remove it from the skill folder"}
 		}
 	})
 	var le *skill.Error
@@ -218,15 +218,18 @@ func checkSymlink(dir, p, rel string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// An *skill.Error: a folder holding such a link is not a skill
+	// anyone could install (exit 3), whether packed, published or
+	// read as a local: or git source.
 	if filepath.IsAbs(target) || strings.HasPrefix(target, "/") {
-		return "", fmt.Errorf("%s: symlink to absolute path %q; make it relative or copy the file in", rel, target)
+		return "", &skill.Error{Path: p, Msg: fmt.Sprintf("symlink to absolute path %q; make it relative or copy the file in", target), Fix: "make the link relative, or copy the file in"}
 	}
 	resolved, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		return "", fmt.Errorf("%s: symlink to %q does not resolve: %w", rel, target, err)
+		return "", &skill.Error{Path: p, Msg: fmt.Sprintf("symlink to %q does not resolve: %v", target, err), Fix: "point the link at a file inside the skill, or remove it"}
 	}
 	if r, err := filepath.Rel(dir, resolved); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("%s: symlink to %q leaves the skill folder; copy the file in instead", rel, target)
+		return "", &skill.Error{Path: p, Msg: fmt.Sprintf("symlink to %q leaves the skill folder; copy the file in instead", target), Fix: "copy the file into the skill folder instead of linking to it"}
 	}
 	return filepath.ToSlash(target), nil
 }

@@ -48,6 +48,9 @@ func (c packCheck) entry(rel, name string, fi fs.FileInfo, st *LayerStats) error
 	if strings.Contains(rel, `\`) {
 		return c.errorf(rel, "name contains a backslash, which installers refuse (it is a separator on Windows)", "rename it without the backslash")
 	}
+	if ctl := nameControl(rel); ctl != "" {
+		return c.errorf(rel, "name contains "+ctl+", which installers refuse", "rename it with printable UTF-8 characters")
+	}
 	return nil
 }
 
@@ -55,6 +58,9 @@ func (c packCheck) entry(rel, name string, fi fs.FileInfo, st *LayerStats) error
 func (c packCheck) target(rel, target string) error {
 	if len(target) > maxPathLen {
 		return c.errorf(rel, fmt.Sprintf("symlink target of %d bytes; installers refuse targets over %d bytes", len(target), maxPathLen), "shorten the link's target")
+	}
+	if ctl := nameControl(target); ctl != "" {
+		return c.errorf(rel, "symlink target contains "+ctl+", which installers refuse", "point the link at a file named with printable UTF-8 characters")
 	}
 	return nil
 }

@@ -89,6 +89,9 @@ func TestPackEnforcesUnpackLimits(t *testing.T) {
 func TestPackRefusesNamesInstallersRefuse(t *testing.T) {
 	for name, file := range map[string]string{
 		"backslash": `refs/a\b.md`,
+		"escape":    "refs/a\x1b[2Jb.md",
+		"newline":   "refs/a\nb.md",
+		"bidi":      "refs/evil\u202egnp.sh",
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := writeLimSkill(t, map[string]string{file: "x"})

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/opencontainers/go-digest"
@@ -283,6 +284,9 @@ func extractTar(ctx context.Context, st *stager, r io.Reader, lim Limits) error 
 			total += hdr.Size
 			err = st.writeFile(name, hdr.FileInfo().Mode(), tr, hdr.Size)
 		case tar.TypeSymlink:
+			if c := nameControl(hdr.Linkname); c != "" {
+				return unsafeEntry(hdr.Name, "symlink target contains %s", c)
+			}
 			err = st.symlink(hdr.Name, name, hdr.Linkname)
 		case tar.TypeLink:
 			err = st.hardlink(hdr.Name, name, hdr.Linkname)
@@ -324,6 +328,8 @@ func cleanEntryName(name string) (string, error) {
 		return "", unsafeEntry(name, "name contains a NUL byte")
 	case strings.Contains(name, `\`):
 		return "", unsafeEntry(name, "name contains a backslash")
+	case nameControl(name) != "":
+		return "", unsafeEntry(name, "name contains %s", nameControl(name))
 	case strings.HasPrefix(name, "/") || filepath.VolumeName(name) != "":
 		return "", unsafeEntry(name, "absolute path")
 	}
@@ -337,6 +343,24 @@ func cleanEntryName(name string) (string, error) {
 		return "", nil
 	}
 	return c, nil
+}
+
+// nameControl describes what in an entry name or link target no file
+// name of a skill may hold ("" when nothing): bytes that are not UTF-8,
+// and characters that drive a terminal or break a line
+// (skill.IsTerminalControl, plus tab and newline). Every command that
+// lists files (list, doctor, audit, mcp's resources) would otherwise
+// carry them to a terminal or an agent.
+func nameControl(s string) string {
+	if !utf8.ValidString(s) {
+		return "bytes that are not UTF-8"
+	}
+	for _, r := range s {
+		if r == '\t' || r == '\n' || skill.IsTerminalControl(r) {
+			return fmt.Sprintf("the control character %U", r)
+		}
+	}
+	return ""
 }
 
 // expandGuard stops a decompressed stream that grows past its limit.

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/registry"
 )
 
@@ -86,11 +87,19 @@ type ProvenanceRule struct {
 	re *regexp.Regexp
 }
 
-// ReadPolicy reads and validates the policy file at path.
+// MaxPolicySize bounds a trust policy file: skills.yaml may name one, so
+// it is read as hostile input.
+const MaxPolicySize = 1 << 20
+
+// ReadPolicy reads and validates the policy file at path: a regular file
+// (a link to one is followed) of at most MaxPolicySize bytes.
 func ReadPolicy(path string) (*Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.Read(path, MaxPolicySize)
+	if errors.Is(err, boundedfile.ErrNotRegular) || errors.Is(err, boundedfile.ErrTooLarge) {
+		return nil, fmt.Errorf("trust policy %s: %w", path, err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("trust policy: %w", err)
+		return nil, fmt.Errorf("trust policy: %w", err) // names the path
 	}
 	return ParsePolicy(path, data)
 }

@@ -111,7 +111,8 @@ func exitCode(err error) int {
 		return exitIntegrity
 	case errors.Is(err, skillsync.ErrRejected), errors.Is(err, registry.ErrNotVetted):
 		return exitPolicy
-	case errors.Is(err, skillsync.ErrConfig), errors.Is(err, config.ErrInvalid), errors.Is(err, registry.ErrNameMismatch):
+	case errors.Is(err, skillsync.ErrConfig), errors.Is(err, config.ErrInvalid), errors.Is(err, registry.ErrNameMismatch),
+		errors.Is(err, project.ErrInvalid):
 		return exitUsage
 	case errors.Is(err, manager.ErrNoRegistry):
 		return exitUsage

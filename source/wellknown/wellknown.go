@@ -185,6 +185,24 @@ func (c *Client) allowedScheme(u *url.URL) error {
 	return fmt.Errorf("%w: %s: only https URLs are read", ErrInsecure, u.Redacted())
 }
 
+// allowedRedirect checks a redirect from prev to next of a request that
+// began at first: next must be a URL the client reads at all, must not
+// step down from https to plain http, and must not lead from another
+// host to this machine's loopback (an origin may not use skillpm to
+// reach services listening on the user's machine).
+func (c *Client) allowedRedirect(first, prev, next *url.URL) error {
+	if err := c.allowedScheme(next); err != nil {
+		return err
+	}
+	if prev.Scheme == "https" && next.Scheme != "https" {
+		return fmt.Errorf("%w: %s redirects from https to %s", ErrInsecure, prev.Redacted(), next.Redacted())
+	}
+	if isLoopback(next.Hostname()) && !isLoopback(first.Hostname()) {
+		return fmt.Errorf("%w: %s redirects to this machine (%s)", ErrInsecure, first.Redacted(), next.Redacted())
+	}
+	return nil
+}
+
 func isLoopback(host string) bool {
 	if host == "localhost" {
 		return true
@@ -214,7 +232,7 @@ func (c *Client) client() *http.Client {
 			if len(via) >= 10 {
 				return errors.New("stopped after 10 redirects")
 			}
-			return c.allowedScheme(req.URL)
+			return c.allowedRedirect(via[0].URL, via[len(via)-1].URL, req.URL)
 		}
 		c.hc = hc
 	})

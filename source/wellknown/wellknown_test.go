@@ -10,9 +10,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -307,6 +309,7 @@ func TestHostileArchives(t *testing.T) {
 		{"zip absolute", zipBytes(t, zipEntryT{name: "SKILL.md", body: md}, zipEntryT{name: "/etc/x", body: "x"})},
 		{"zip symlink escape", zipBytes(t, zipEntryT{name: "SKILL.md", body: md}, zipEntryT{name: "up", body: "../../..", mode: fs.ModeSymlink | 0o777})},
 		{"zip bomb", zipBytes(t, zipEntryT{name: "SKILL.md", body: md}, zipEntryT{name: "big", body: strings.Repeat("0", 4<<20)})},
+		{"zip escape sequence in a name", zipBytes(t, zipEntryT{name: "SKILL.md", body: md}, zipEntryT{name: "a\x1b]0;owned\x07.md", body: "x"})},
 		{"zip duplicate", zipBytes(t, zipEntryT{name: "SKILL.md", body: md}, zipEntryT{name: "SKILL.md", body: md})},
 		{"zip device", zipBytes(t, zipEntryT{name: "SKILL.md", body: md}, zipEntryT{name: "dev", mode: fs.ModeDevice | fs.ModeCharDevice | 0o644})},
 	} {
@@ -380,5 +383,84 @@ func TestOriginWithCredentials(t *testing.T) {
 	_, err := newClient(t).Index(context.Background(), "https://user:secret@example.com")
 	if !errors.Is(err, ErrInsecure) || strings.Contains(err.Error(), "secret") {
 		t.Fatalf("Index = %v; want ErrInsecure without the secret", err)
+	}
+}
+
+// A redirect may not step down from https to http, nor lead from another
+// host to this machine's loopback; the redirects an origin legitimately
+// makes (to its CDN over https, between loopback ports in tests) are
+// followed.
+func TestRedirectPolicy(t *testing.T) {
+	c := &Client{PlainHTTP: []string{"mirror.internal"}}
+	u := func(s string) *url.URL {
+		p, err := url.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		first, prev, next string
+		ok                bool
+	}{
+		{"https://example.com/i", "https://example.com/i", "https://cdn.example.net/i", true},
+		{"http://127.0.0.1:8080/i", "http://127.0.0.1:8080/i", "http://localhost:9090/i", true},
+		{"https://example.com/i", "https://example.com/i", "http://127.0.0.1:6379/", false},
+		{"https://example.com/i", "https://example.com/i", "https://localhost/admin", false},
+		{"https://example.com/i", "https://cdn.example.net/i", "http://[::1]:8500/v1/kv", false},
+		{"https://example.com/i", "https://example.com/i", "http://mirror.internal/i", false},
+		{"http://mirror.internal/i", "http://mirror.internal/i", "http://mirror.internal/j", true},
+		{"https://example.com/i", "https://example.com/i", "file:///etc/passwd", false},
+		{"https://example.com/i", "https://example.com/i", "ftp://example.com/i", false},
+	} {
+		err := c.allowedRedirect(u(tc.first), u(tc.prev), u(tc.next))
+		if tc.ok && err != nil || !tc.ok && !errors.Is(err, ErrInsecure) {
+			t.Errorf("redirect %s -> %s (from %s): %v; want allowed %v", tc.prev, tc.next, tc.first, err, tc.ok)
+		}
+	}
+	// Through the client: a loopback origin's redirect to another
+	// loopback port is followed.
+	target := newSite(t)
+	target.index(t, IndexPath)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.srv.URL+r.URL.Path, http.StatusFound)
+	}))
+	defer srv.Close()
+	if _, err := newClient(t).Index(context.Background(), srv.URL); err != nil {
+		t.Fatalf("Index through a loopback redirect: %v", err)
+	}
+}
+
+// countingReaderAt counts the bytes read through it.
+type countingReaderAt struct {
+	r *bytes.Reader
+	n int64
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n += int64(n)
+	return n, err
+}
+
+// A zip whose central directory lists far more entries than max_files
+// is refused after reading about what max_files entries need, not after
+// archive/zip has read (and held in memory) every header.
+func TestZipHugeDirectory(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for i := range 50000 {
+		if _, err := zw.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("entry-%034d", i), Method: zip.Store}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	zw.Close()
+	src := &countingReaderAt{r: bytes.NewReader(buf.Bytes())}
+	err := unpackZip(context.Background(), src, int64(buf.Len()), filepath.Join(t.TempDir(), "x"), registry.Limits{MaxFiles: 10})
+	if !errors.Is(err, registry.ErrUnsafeArchive) {
+		t.Fatalf("unpackZip = %v; want ErrUnsafeArchive", err)
+	}
+	if src.n > 2<<20 {
+		t.Errorf("read %d bytes of a %d byte archive before refusing it; want at most what 10 entries need (about 1 MiB)", src.n, buf.Len())
 	}
 }

@@ -27,10 +27,20 @@ const maxLinkTarget = 4096
 // it; the declared size is what the limits were checked against).
 func unpackZip(ctx context.Context, r io.ReaderAt, size int64, dst string, lim registry.Limits) error {
 	l := lim.WithDefaults()
-	zr, err := zip.NewReader(r, size)
+	// archive/zip reads every central directory header into memory
+	// before a count can be checked (and checks the declared count only
+	// modulo 65536), so the directory is bounded by what MaxFiles
+	// entries need: else a 500 MB directory of empty entries would cost
+	// gigabytes before it is refused.
+	br := &budgetReaderAt{r: r, left: int64(l.MaxFiles)*zipDirBytesPerFile + zipDirSlack}
+	zr, err := zip.NewReader(br, size)
+	if errors.Is(err, errZipDirTooLarge) {
+		return &registry.UnsafeArchiveError{Reason: fmt.Sprintf("central directory larger than %d entries need (limit max_files)", l.MaxFiles)}
+	}
 	if err != nil {
 		return &registry.UnsafeArchiveError{Reason: "not a valid zip archive: " + err.Error()}
 	}
+	br.left = math.MaxInt64 // entries' data is bounded by Unpack
 	if len(zr.File) > l.MaxFiles {
 		return &registry.UnsafeArchiveError{Reason: fmt.Sprintf("%d entries, more than %d (limit max_files)", len(zr.File), l.MaxFiles)}
 	}
@@ -39,6 +49,32 @@ func unpackZip(ctx context.Context, r io.ReaderAt, size int64, dst string, lim r
 	_, err = registry.Unpack(ctx, pr, dst, registry.UnpackOptions{Limits: lim})
 	pr.CloseWithError(errors.New("unpack stopped")) // ends the writer if Unpack stopped early
 	return err
+}
+
+// The central directory's budget: per entry, its 46-byte header and a
+// name and extra fields far longer than any real archive's; and room for
+// the end record and its comment, which archive/zip searches for in the
+// last 64 KiB.
+const (
+	zipDirBytesPerFile = 1 << 10
+	zipDirSlack        = 1 << 20
+)
+
+var errZipDirTooLarge = errors.New("zip central directory over its budget")
+
+// budgetReaderAt fails reads once left bytes have been read.
+type budgetReaderAt struct {
+	r    io.ReaderAt
+	left int64
+}
+
+func (b *budgetReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if int64(len(p)) > b.left {
+		return 0, errZipDirTooLarge
+	}
+	n, err := b.r.ReadAt(p, off)
+	b.left -= int64(n)
+	return n, err
 }
 
 // zipToTar writes zr's entries to w as a tar stream, in archive order.
