@@ -46,6 +46,10 @@ type RecordSkill struct {
 	// in: after a crash the folder holds either the recorded tree or this
 	// one, and both count as unedited.
 	Pending *RecordSkill `json:"pending,omitempty"`
+
+	// statOK is prescan's verdict: the folder matched Stat when this
+	// run planned (scan.go). Never saved.
+	statOK bool
 }
 
 // ErrBadRecord is wrapped by every error about a record that exists but

@@ -47,6 +47,7 @@ func Status(targets []string, lock *lockfile.File, owner string, b Bounds) ([]Sk
 		if err != nil {
 			return nil, err
 		}
+		prescan(t, rec, owner)
 		seen := map[string]bool{}
 		for name, r := range rec.Skills {
 			if !ownedBy(r, owner) {
