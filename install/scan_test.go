@@ -52,14 +52,16 @@ func TestStatUnchangedSeesEdits(t *testing.T) {
 		t.Error("statUnchanged: an untouched folder is reported changed")
 	}
 	edits := map[string]func(dir string) error{
-		"file edited": func(d string) error { return os.WriteFile(filepath.Join(d, "references/guide.md"), []byte("GUIDE!"), 0o644) },
+		"file edited": func(d string) error {
+			return os.WriteFile(filepath.Join(d, "references/guide.md"), []byte("GUIDE!"), 0o644)
+		},
 		"file added at the top": func(d string) error {
 			return os.WriteFile(filepath.Join(d, "new.md"), nil, 0o644)
 		},
 		"file added in a folder": func(d string) error {
 			return os.WriteFile(filepath.Join(d, "deep/er/g"), nil, 0o644)
 		},
-		"file removed": func(d string) error { return os.Remove(filepath.Join(d, "scripts/run.sh")) },
+		"file removed":       func(d string) error { return os.Remove(filepath.Join(d, "scripts/run.sh")) },
 		"empty folder added": func(d string) error { return os.Mkdir(filepath.Join(d, "empty"), 0o755) },
 		"empty folder added below": func(d string) error {
 			return os.Mkdir(filepath.Join(d, "deep/empty"), 0o755)
