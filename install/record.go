@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/internal/atomicfile"
-	"github.com/skillpm/skillpm/internal/lazyre"
+	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/skill"
 )
 
@@ -171,8 +171,6 @@ func readAllSized(r io.Reader, size int64) ([]byte, error) {
 	}
 }
 
-var digestRE = lazyre.New(`^sha256:[0-9a-f]{64}$`)
-
 const maxField = 4096
 
 // validate checks every field of an entry: digests well-formed, texts
@@ -180,7 +178,7 @@ const maxField = 4096
 // inside the skill folder. outer allows a Pending entry.
 func (s *RecordSkill) validate(outer bool) error {
 	for _, d := range []struct{ name, v string }{{"manifest", s.Manifest}, {"tree", s.Tree}, {"stat", s.Stat}} {
-		if d.v != "" && !digestRE().MatchString(d.v) {
+		if d.v != "" && !lockfile.ValidDigest(d.v) { // ^sha256:[0-9a-f]{64}$, without a regexp per field
 			return fmt.Errorf("%s %q is not a sha256 digest", d.name, clip(d.v))
 		}
 	}

@@ -114,6 +114,10 @@ type Manager struct {
 	// manifests they pin (checked.go), so that a warm run does not read
 	// them again; "" checks every entry every run.
 	CheckedDir string
+	// LockMemoDir, when set, is a folder of the user's cache where
+	// ReadLock keeps decoded locks under the digest of their bytes
+	// (lockfile.ReadMemo); "" decodes the lock every run.
+	LockMemoDir string
 
 	packed sync.Map // lock entry -> *source.Packed, checked once per run
 }
@@ -181,7 +185,7 @@ func (m *Manager) Repository(name string) (string, error) {
 
 // ReadLock reads the project's lock; a missing lock returns nil, nil.
 func (m *Manager) ReadLock() (*lockfile.File, error) {
-	l, err := lockfile.Read(m.LockPath())
+	l, err := lockfile.ReadMemo(m.LockPath(), m.LockMemoDir)
 	if errors.Is(err, lockfile.ErrNotFound) {
 		return nil, nil
 	}

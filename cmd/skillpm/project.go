@@ -227,7 +227,7 @@ func openManager(e *env, c *cli.Context, o openOptions) (*manager.Manager, error
 	if d, err := cacheDir(); err == nil && o.bundle == "" {
 		checked = filepath.Join(d, "checked") // remembered lock checks (manager/checked.go)
 	}
-	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: os.Getenv("SKILLPM_REGISTRY"), PinnedFromRegistry: o.bundle != "", CheckedDir: checked}
+	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: os.Getenv("SKILLPM_REGISTRY"), PinnedFromRegistry: o.bundle != "", CheckedDir: checked, LockMemoDir: lockMemoDir()}
 	if e.stderrTTY && !e.quiet || e.debug {
 		m.Log = e.stderr
 	}
@@ -316,10 +316,20 @@ func openOffline(e *env, c *cli.Context) (*manager.Manager, *lockfile.File, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	m := &manager.Manager{Project: p}
+	m := &manager.Manager{Project: p, LockMemoDir: lockMemoDir()}
 	if err := setScope(e, po, m); err != nil {
 		return nil, nil, err
 	}
 	lock, err := m.ReadLock()
 	return m, lock, err
+}
+
+// lockMemoDir is where decoded locks are remembered by the digest of
+// their bytes (lockfile.ReadMemo), "" without a cache folder.
+func lockMemoDir() string {
+	d, err := cacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "locks")
 }
