@@ -420,7 +420,17 @@ func (m *Manager) SyncLock(ctx context.Context, lock *lockfile.File, opts SyncOp
 	for i, e := range lock.Skills {
 		if memo != nil && lockfile.SourceKind(e.Repository) == "" {
 			keys[i] = checkedKey(m.Project, lock, e, m.Project.Abs(e.Repository))
-			skip[i] = memo.has(keys[i])
+		}
+	}
+	// One mark stands for every entry of a lock that passed whole.
+	whole := ""
+	if memo != nil {
+		whole = lockCheckedKey(keys)
+	}
+	wholeOK := memo.has(whole)
+	for i := range lock.Skills {
+		if keys[i] != "" {
+			skip[i] = wholeOK || memo.has(keys[i])
 		}
 	}
 	rels, err := fetchPinned(ctx, m.Project, lock, CheckOptions{DefaultRegistry: m.DefaultRegistry, Manifest: m.pinnedManifest(lock), skip: skip})
@@ -430,10 +440,18 @@ func (m *Manager) SyncLock(ctx context.Context, lock *lockfile.File, opts SyncOp
 	if err := CheckPinned(m.Project, lock, rels); err != nil {
 		return nil, err
 	}
+	all := true
 	for i, e := range lock.Skills {
-		if keys[i] != "" && !skip[i] && rels[e.Name] != nil {
-			memo.put(keys[i])
+		if keys[i] != "" && !skip[i] {
+			if rels[e.Name] != nil {
+				memo.put(keys[i])
+			} else {
+				all = false
+			}
 		}
+	}
+	if whole != "" && !wholeOK && all {
+		memo.put(whole)
 	}
 	return install.Sync(ctx, lock, install.Options{
 		Targets: m.TargetDirs(), Source: absSource{m}, Force: opts.Force, DryRun: opts.DryRun, Log: m.Log,
