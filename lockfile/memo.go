@@ -1,34 +1,23 @@
 package lockfile
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"slices"
-	"strings"
+
+	"github.com/skillpm/skillpm/internal/memo"
 )
 
 // Decoding skills.lock (YAML, then Validate) is most of what reading it
-// costs, and a warm run reads the same bytes as the run before. ReadMemo
-// keeps, in a folder of the user's cache, the decoded lock under the
-// sha256 of the exact bytes it was decoded from: the lock is hostile,
-// but a memo keyed by its content answers only for that content, and any
-// edit, however small, names another memo, which does not exist. The
-// memo folder is trusted as much as the rest of the user's cache.
+// costs, and a warm run reads the same bytes as the run before: ReadMemo
+// remembers the decoded lock under the digest of those bytes
+// (internal/memo).
 
-// memoMagic starts every memo file. Bump its version whenever File,
-// Skill or Source change (TestMemoCoversFields fails until then): a
-// memo written by another version is then never read.
-const memoMagic = "skillpm lock memo v1\n"
-
-// maxMemos is how many memos the folder keeps; writing one more removes
-// the oldest.
-const maxMemos = 32
+// memoKind names lock memos. Bump its version whenever File, Skill or
+// Source change (TestMemoCoversFields fails until then).
+const memoKind = "skillpm lock memo v1"
 
 // ReadMemo reads the lock at path as Read does, through the memo folder
 // dir: a lock whose bytes were decoded before is not decoded again. A
@@ -44,10 +33,9 @@ func ReadMemo(path, dir string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(append([]byte(memoMagic), data...))
-	name := filepath.Join(dir, hex.EncodeToString(sum[:]))
-	if memo, err := os.ReadFile(name); err == nil && len(memo) <= 2*len(data)+len(memoMagic)+64 {
-		if f, ok := decodeMemo(memo); ok {
+	key := memo.Key(dir, memoKind, data)
+	if b, ok := memo.Read(key, memoKind, 2*len(data)+64); ok {
+		if f, ok := decodeMemo(b); ok {
 			return f, nil
 		}
 	}
@@ -55,49 +43,13 @@ func ReadMemo(path, dir string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	writeMemo(dir, name, encodeMemo(f))
+	memo.Write(key, memoKind, encodeMemo(f))
 	return f, nil
-}
-
-// writeMemo leaves a memo; best effort (without one, the next run only
-// decodes the lock again). It is renamed into place whole, unsynced: a
-// memo cut short by a crash fails decodeMemo and is decoded afresh.
-func writeMemo(dir, name string, data []byte) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), name) != nil {
-		os.Remove(tmp.Name())
-		return
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) <= maxMemos {
-		return
-	}
-	type aged struct {
-		name string
-		mod  int64
-	}
-	var all []aged
-	for _, e := range entries {
-		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
-			all = append(all, aged{e.Name(), fi.ModTime().UnixNano()})
-		}
-	}
-	slices.SortFunc(all, func(a, b aged) int { return int(min(max(a.mod-b.mod, -1), 1)) })
-	for _, a := range all[:max(len(all)-maxMemos, 0)] {
-		os.Remove(filepath.Join(dir, a.name))
-	}
 }
 
 // encodeMemo writes f as length-prefixed fields.
 func encodeMemo(f *File) []byte {
-	b := []byte(memoMagic)
+	var b []byte
 	str := func(s string) {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
@@ -131,12 +83,9 @@ func encodeMemo(f *File) []byte {
 }
 
 // decodeMemo reads what encodeMemo wrote; ok is false for anything else.
-// Every string is a slice of one copy of memo.
-func decodeMemo(memo []byte) (f *File, ok bool) {
-	data, ok := strings.CutPrefix(string(memo), memoMagic)
-	if !ok {
-		return nil, false
-	}
+// Every string is a slice of one copy of b.
+func decodeMemo(b []byte) (f *File, ok bool) {
+	data := string(b)
 	bad := false
 	num := func() int {
 		v, n := binary.Uvarint([]byte(data[:min(len(data), binary.MaxVarintLen64)]))

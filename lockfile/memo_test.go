@@ -1,6 +1,7 @@
 package lockfile
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -49,16 +50,17 @@ func TestReadMemo(t *testing.T) {
 	entries, _ := os.ReadDir(memos)
 	for _, e := range entries {
 		m := filepath.Join(memos, e.Name())
-		b, _ := os.ReadFile(m)
-		if _, ok := decodeMemo(b); !ok {
+		whole, _ := os.ReadFile(m)
+		b, ok := bytes.CutPrefix(whole, []byte(memoKind+"\n"))
+		if _, dok := decodeMemo(b); !ok || !dok {
 			t.Errorf("%s: a memo ReadMemo wrote does not decode", e.Name())
 		}
-		for _, cut := range []int{0, len(memoMagic), len(b) / 2, len(b) - 1} {
+		for _, cut := range []int{0, 1, len(b) / 2, len(b) - 1} {
 			if _, ok := decodeMemo(b[:cut]); ok {
 				t.Errorf("a memo cut to %d of %d bytes decodes", cut, len(b))
 			}
 		}
-		os.WriteFile(m, b[:len(b)/2], 0o644)
+		os.WriteFile(m, whole[:len(whole)/2], 0o644)
 	}
 	if got, err := ReadMemo(p, memos); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("with a cut memo: %+v, %v", got, err)
@@ -69,7 +71,7 @@ func TestReadMemo(t *testing.T) {
 }
 
 // The memo encodes every field of a lock: a field added to File, Skill
-// or Source must be added to encodeMemo and decodeMemo, and memoMagic's
+// or Source must be added to encodeMemo and decodeMemo, and memoKind's
 // version bumped, before this passes again.
 func TestMemoCoversFields(t *testing.T) {
 	fields := func(v any) (names []string) {

@@ -66,6 +66,9 @@ type Manifest struct {
 	// (skillsNode, which every edit goes through, drops it): Reload
 	// returns m itself for the same bytes.
 	src []byte
+	// memoDir is the memo folder it was loaded through (LoadMemo), for
+	// Reload.
+	memoDir string
 }
 
 // Tools is the tools: section of skills.yaml.
@@ -256,7 +259,7 @@ func (m *Manifest) Reload() (*Manifest, error) {
 			return m, nil
 		}
 	}
-	return Load(m.Dir())
+	return LoadMemo(m.Dir(), m.memoDir)
 }
 
 // New returns an empty manifest that will be saved in dir.

@@ -183,7 +183,7 @@ func openManager(e *env, c *cli.Context, o openOptions) (*manager.Manager, error
 	if err != nil {
 		return nil, err
 	}
-	p, err := project.Load(po.dir)
+	p, err := project.LoadMemo(po.dir, memoDir("manifests"))
 	if errors.Is(err, project.ErrNotFound) && o.create {
 		p = project.New(po.dir, defaultRegistry(e))
 	} else if err != nil {
@@ -227,7 +227,7 @@ func openManager(e *env, c *cli.Context, o openOptions) (*manager.Manager, error
 	if d, err := cacheDir(); err == nil && o.bundle == "" {
 		checked = filepath.Join(d, "checked") // remembered lock checks (manager/checked.go)
 	}
-	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: os.Getenv("SKILLPM_REGISTRY"), PinnedFromRegistry: o.bundle != "", CheckedDir: checked, LockMemoDir: lockMemoDir()}
+	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: os.Getenv("SKILLPM_REGISTRY"), PinnedFromRegistry: o.bundle != "", CheckedDir: checked, LockMemoDir: memoDir("locks")}
 	if e.stderrTTY && !e.quiet || e.debug {
 		m.Log = e.stderr
 	}
@@ -312,11 +312,11 @@ func openOffline(e *env, c *cli.Context) (*manager.Manager, *lockfile.File, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := project.Load(po.dir)
+	p, err := project.LoadMemo(po.dir, memoDir("manifests"))
 	if err != nil {
 		return nil, nil, err
 	}
-	m := &manager.Manager{Project: p, LockMemoDir: lockMemoDir()}
+	m := &manager.Manager{Project: p, LockMemoDir: memoDir("locks")}
 	if err := setScope(e, po, m); err != nil {
 		return nil, nil, err
 	}
@@ -324,12 +324,14 @@ func openOffline(e *env, c *cli.Context) (*manager.Manager, *lockfile.File, erro
 	return m, lock, err
 }
 
-// lockMemoDir is where decoded locks are remembered by the digest of
-// their bytes (lockfile.ReadMemo), "" without a cache folder.
-func lockMemoDir() string {
+// memoDir is the cache folder where decoded files of one kind are
+// remembered by the digest of their bytes (internal/memo): "locks"
+// (lockfile.ReadMemo), "manifests" (project.LoadMemo). "" without a
+// cache folder.
+func memoDir(kind string) string {
 	d, err := cacheDir()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(d, "locks")
+	return filepath.Join(d, kind)
 }
