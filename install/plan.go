@@ -55,7 +55,7 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		if p.root, err = openTarget(target, opts.Bounds); err != nil {
 			return p, err
 		}
-		if p.rec, err = readRecord(p.root, target); err != nil {
+		if p.rec, err = readRecord(p.root, target, opts.RecordMemo); err != nil {
 			return p, err
 		}
 		prescan(target, p.rec, opts.Owner)

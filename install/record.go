@@ -75,7 +75,10 @@ func (e *RecordError) Unwrap() error { return ErrBadRecord }
 
 // ReadRecord reads and validates a target's record. A missing target or
 // record reads as empty; any other problem is a *RecordError.
-func ReadRecord(target string) (*Record, error) {
+func ReadRecord(target string) (*Record, error) { return readRecordAt(target, "") }
+
+// readRecordAt is ReadRecord through the memo folder memoDir.
+func readRecordAt(target, memoDir string) (*Record, error) {
 	root, err := os.OpenRoot(target)
 	if errors.Is(err, fs.ErrNotExist) {
 		return newRecord(), nil
@@ -84,15 +87,16 @@ func ReadRecord(target string) (*Record, error) {
 		return nil, fmt.Errorf("open %s: %w", target, err)
 	}
 	defer root.Close()
-	return readRecord(root, target)
+	return readRecord(root, target, memoDir)
 }
 
 func newRecord() *Record { return &Record{Version: 1, Skills: map[string]*RecordSkill{}} }
 
 // readRecord reads the record of the target open as root: a regular file
 // (never a link) of at most MaxRecordSize bytes, whose every field is
-// valid.
-func readRecord(root *os.Root, target string) (*Record, error) {
+// valid. With memoDir, bytes decoded and checked before are not decoded
+// again (recordmemo.go).
+func readRecord(root *os.Root, target, memoDir string) (*Record, error) {
 	p := filepath.Join(target, RecordName)
 	bad := func(format string, a ...any) error {
 		return &RecordError{Path: p, Problem: fmt.Sprintf(format, a...)}
@@ -122,6 +126,9 @@ func readRecord(root *os.Root, target string) (*Record, error) {
 	if len(data) > MaxRecordSize {
 		return nil, bad("larger than %d bytes", MaxRecordSize)
 	}
+	if r, ok := recordFromMemo(memoDir, data); ok {
+		return r, nil
+	}
 	var r Record
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -148,6 +155,7 @@ func readRecord(root *os.Root, target string) (*Record, error) {
 			return nil, bad("skill %s: %v", name, err)
 		}
 	}
+	rememberRecord(memoDir, data, &r)
 	return &r, nil
 }
 

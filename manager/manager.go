@@ -118,6 +118,10 @@ type Manager struct {
 	// ReadLock keeps decoded locks under the digest of their bytes
 	// (lockfile.ReadMemo); "" decodes the lock every run.
 	LockMemoDir string
+	// RecordMemoDir, when set, is a folder of the user's cache where the
+	// targets' install records are remembered by the digest of their
+	// bytes (install.Options.RecordMemo); "" decodes them every run.
+	RecordMemoDir string
 
 	packed sync.Map // lock entry -> *source.Packed, checked once per run
 }
@@ -455,10 +459,11 @@ func (m *Manager) SyncLock(ctx context.Context, lock *lockfile.File, opts SyncOp
 	}
 	return install.Sync(ctx, lock, install.Options{
 		Targets: m.TargetDirs(), Source: absSource{m}, Force: opts.Force, DryRun: opts.DryRun, Log: m.Log,
-		Owner:     m.owner(),
-		Bounds:    m.Bounds(),
-		AfterSwap: m.AfterSwap,
-		Vet:       m.vet(), // the trust policy's audit: rules (vet.go)
+		Owner:      m.owner(),
+		Bounds:     m.Bounds(),
+		AfterSwap:  m.AfterSwap,
+		Vet:        m.vet(), // the trust policy's audit: rules (vet.go)
+		RecordMemo: m.RecordMemoDir,
 	})
 }
 

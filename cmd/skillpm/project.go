@@ -227,7 +227,7 @@ func openManager(e *env, c *cli.Context, o openOptions) (*manager.Manager, error
 	if d, err := cacheDir(); err == nil && o.bundle == "" {
 		checked = filepath.Join(d, "checked") // remembered lock checks (manager/checked.go)
 	}
-	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: os.Getenv("SKILLPM_REGISTRY"), PinnedFromRegistry: o.bundle != "", CheckedDir: checked, LockMemoDir: memoDir("locks")}
+	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: os.Getenv("SKILLPM_REGISTRY"), PinnedFromRegistry: o.bundle != "", CheckedDir: checked, LockMemoDir: memoDir("locks"), RecordMemoDir: memoDir("records")}
 	if e.stderrTTY && !e.quiet || e.debug {
 		m.Log = e.stderr
 	}
@@ -316,7 +316,7 @@ func openOffline(e *env, c *cli.Context) (*manager.Manager, *lockfile.File, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	m := &manager.Manager{Project: p, LockMemoDir: memoDir("locks")}
+	m := &manager.Manager{Project: p, LockMemoDir: memoDir("locks"), RecordMemoDir: memoDir("records")}
 	if err := setScope(e, po, m); err != nil {
 		return nil, nil, err
 	}
@@ -326,8 +326,8 @@ func openOffline(e *env, c *cli.Context) (*manager.Manager, *lockfile.File, erro
 
 // memoDir is the cache folder where decoded files of one kind are
 // remembered by the digest of their bytes (internal/memo): "locks"
-// (lockfile.ReadMemo), "manifests" (project.LoadMemo). "" without a
-// cache folder.
+// (lockfile.ReadMemo), "manifests" (project.LoadMemo), "records"
+// (install.Options.RecordMemo). "" without a cache folder.
 func memoDir(kind string) string {
 	d, err := cacheDir()
 	if err != nil {

@@ -249,7 +249,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			st, err := install.Status(m.TargetDirs(), lock, m.StatusOwner(), m.Bounds())
+			st, err := install.StatusMemo(m.TargetDirs(), lock, m.StatusOwner(), m.Bounds(), m.RecordMemoDir)
 			if err != nil {
 				return err
 			}
