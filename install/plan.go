@@ -181,7 +181,7 @@ func (p *targetPlan) lstat(name string) (os.FileInfo, error) {
 // edited it. File contents are read only when the stat fingerprint
 // changed.
 func current(dir string, r *RecordSkill) (*RecordSkill, *Tree, error) {
-	if r.Tree != "" && (r.statOK || statUnchanged(dir, r)) {
+	if r.Tree != "" && (r.statOK || statUnchanged(dir, r, false)) {
 		return r, nil, nil
 	}
 	t, err := HashTree(dir)

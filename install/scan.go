@@ -29,10 +29,14 @@ func prescan(target string, rec *Record, owner string) {
 			dirs = append(dirs, filepath.Join(target, name))
 		}
 	}
+	if len(todo) == 0 {
+		return
+	}
+	fills := fillsDirents(target)
 	workers := min(runtime.GOMAXPROCS(0), 8, len(todo)/prescanMin+1)
 	if workers <= 1 {
 		for i, r := range todo {
-			r.statOK = statUnchanged(dirs[i], r)
+			r.statOK = statUnchanged(dirs[i], r, fills)
 		}
 		return
 	}
@@ -40,7 +44,7 @@ func prescan(target string, rec *Record, owner string) {
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(todo); i += workers {
-				todo[i].statOK = statUnchanged(dirs[i], todo[i])
+				todo[i].statOK = statUnchanged(dirs[i], todo[i], fills)
 			}
 		})
 	}
@@ -49,12 +53,13 @@ func prescan(target string, rec *Record, owner string) {
 
 // statUnchanged reports whether the folder dir still has the stat
 // fingerprint r records: by statting only what the record lists where the
-// platform allows (statListed), else by walking it (StatTree).
-func statUnchanged(dir string, r *RecordSkill) bool {
+// platform allows (statListed; fills: its file system fills getdents
+// buffers, fillsDirents), else by walking it (StatTree).
+func statUnchanged(dir string, r *RecordSkill, fills bool) bool {
 	if r.Stat == "" {
 		return false
 	}
-	if statListed(dir, r.Files, r.Stat) {
+	if statListed(dir, r.Files, r.Stat, fills) {
 		return true
 	}
 	st, err := StatTree(dir)

@@ -45,11 +45,13 @@ func TestStatUnchangedSeesEdits(t *testing.T) {
 		return dir, &RecordSkill{Tree: tr.Digest, Stat: tr.Stat, Files: tr.Files}
 	}
 	dir, r := setup(t)
-	if runtime.GOOS == "linux" && !statListed(dir, r.Files, r.Stat) {
-		t.Error("statListed: an untouched folder is reported changed")
-	}
-	if !statUnchanged(dir, r) {
-		t.Error("statUnchanged: an untouched folder is reported changed")
+	for _, fills := range []bool{false, true} {
+		if runtime.GOOS == "linux" && !statListed(dir, r.Files, r.Stat, fills) {
+			t.Errorf("statListed (fills %v): an untouched folder is reported changed", fills)
+		}
+		if !statUnchanged(dir, r, fills) {
+			t.Errorf("statUnchanged (fills %v): an untouched folder is reported changed", fills)
+		}
 	}
 	edits := map[string]func(dir string) error{
 		"file edited": func(d string) error {
@@ -85,11 +87,13 @@ func TestStatUnchangedSeesEdits(t *testing.T) {
 			if err := edit(dir); err != nil {
 				t.Fatal(err)
 			}
-			if statListed(dir, r.Files, r.Stat) {
-				t.Error("statListed: the edit was not seen")
-			}
-			if statUnchanged(dir, r) {
-				t.Error("statUnchanged: the edit was not seen")
+			for _, fills := range []bool{false, true} {
+				if statListed(dir, r.Files, r.Stat, fills) {
+					t.Errorf("statListed (fills %v): the edit was not seen", fills)
+				}
+				if statUnchanged(dir, r, fills) {
+					t.Errorf("statUnchanged (fills %v): the edit was not seen", fills)
+				}
 			}
 		})
 	}

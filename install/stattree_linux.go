@@ -83,7 +83,7 @@ func statTreeFast(dir string) (entries []statEntry, ok bool) {
 // Like the walk, it trusts mtimes: a change that restores an entry's
 // size and mtime (or lands within the file system's timestamp
 // granularity of the install) is not seen.
-func statListed(dir string, files []string, want string) bool {
+func statListed(dir string, files []string, want string, fills bool) bool {
 	if len(files) == 0 || len(files) > 1<<16 {
 		return false
 	}
@@ -116,8 +116,14 @@ func statListed(dir string, files []string, want string) bool {
 		return false
 	}
 	defer syscall.Close(fd)
+	ok := false
 	var buf [4096]byte
-	names, ok := readNames(fd, buf[:])
+	var names []string
+	if fills {
+		names, ok = readNamesOnce(fd, buf[:])
+	} else {
+		names, ok = readNames(fd, buf[:])
+	}
 	if !ok {
 		return false
 	}
@@ -152,6 +158,46 @@ func statListed(dir string, files []string, want string) bool {
 		h.Write(line)
 	}
 	return "sha256:"+hex.EncodeToString(h.Sum(nil)) == want
+}
+
+// maxDirent is the largest record getdents64 returns: the 19 bytes
+// before the name, a name of 255 bytes and its NUL, 8-byte aligned.
+const maxDirent = 280
+
+// readNamesOnce is readNames in one getdents call where that call
+// returns with room left for another entry: on a file system that fills
+// the buffer until the folder ends (fillsDirents), that room means it
+// ended, and the call that would return 0 is saved.
+func readNamesOnce(fd int, buf []byte) ([]string, bool) {
+	n, err := syscall.ReadDirent(fd, buf)
+	if err != nil {
+		return nil, false
+	}
+	if n <= 0 {
+		return nil, true
+	}
+	_, _, names := syscall.ParseDirent(buf[:n], -1, nil)
+	if n <= len(buf)-maxDirent {
+		return names, true
+	}
+	more, ok := readNames(fd, buf)
+	return append(names, more...), ok
+}
+
+// fillsDirents reports whether dir is on a local file system whose
+// getdents fills the buffer until the folder ends (ext4, XFS, btrfs,
+// tmpfs), so that readNamesOnce may trust a short read. Others (NFS,
+// FUSE, overlays) may return less, and are always read to the end.
+func fillsDirents(dir string) bool {
+	var st unix.Statfs_t
+	if unix.Statfs(dir, &st) != nil {
+		return false
+	}
+	switch uint32(st.Type) {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC:
+		return true
+	}
+	return false
 }
 
 // readNames lists a directory's entries but "." and "..", reading
