@@ -39,7 +39,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			m, err := openManager(e, c, openOptions{trust: true, bundle: from})
+			m, err := openManager(e, c, openOptions{trust: true, bundle: from, lazy: true})
 			if err != nil {
 				return err
 			}
