@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 
 	"github.com/skillpm/skillpm/internal/filesums"
 )
@@ -29,8 +30,10 @@ type Tree struct {
 func StatTree(dir string) (string, error) {
 	h := sha256.New()
 	if entries, ok := statTreeFast(dir); ok {
+		line := make([]byte, 0, 256)
 		for _, e := range entries {
-			e.write(h)
+			line = e.append(line[:0])
+			h.Write(line)
 		}
 		return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 	}
@@ -65,7 +68,22 @@ type statEntry struct {
 
 // write adds the entry to a stat fingerprint.
 func (e statEntry) write(w io.Writer) {
-	fmt.Fprintf(w, "%s\x00%o\x00%d\x00%d\n", e.rel, e.mode, e.size, e.mtime)
+	var b [256]byte
+	w.Write(e.append(b[:0]))
+}
+
+// append appends the entry's line of a stat fingerprint to b: its path,
+// mode (octal), size and mtime (nanoseconds), as
+// fmt.Sprintf("%s\x00%o\x00%d\x00%d\n") writes them.
+func (e statEntry) append(b []byte) []byte {
+	b = append(b, e.rel...)
+	b = append(b, 0)
+	b = strconv.AppendUint(b, uint64(e.mode), 8)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, e.size, 10)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, e.mtime, 10)
+	return append(b, '\n')
 }
 
 // HashTree reads dir fully and returns its digest, fingerprint and files.

@@ -61,6 +61,10 @@ type Options struct {
 	// place with the number swapped so far in this run (across targets).
 	// Tests use it to stop an install at a known point; nil does nothing.
 	AfterSwap func(n int)
+	// RecordMemo, when set, is a folder of the user's cache where the
+	// targets' install records are remembered, checked, by the digest of
+	// their bytes (recordmemo.go); "" decodes them every run.
+	RecordMemo string
 }
 
 // Action is what Sync does to one skill in one target.

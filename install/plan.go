@@ -55,9 +55,10 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		if p.root, err = openTarget(target, opts.Bounds); err != nil {
 			return p, err
 		}
-		if p.rec, err = readRecord(p.root, target); err != nil {
+		if p.rec, err = readRecord(p.root, target, opts.RecordMemo); err != nil {
 			return p, err
 		}
+		prescan(target, p.rec, opts.Owner)
 	}
 	rec := p.rec
 	wanted := map[string]bool{}
@@ -180,10 +181,8 @@ func (p *targetPlan) lstat(name string) (os.FileInfo, error) {
 // edited it. File contents are read only when the stat fingerprint
 // changed.
 func current(dir string, r *RecordSkill) (*RecordSkill, *Tree, error) {
-	if r.Tree != "" {
-		if st, err := StatTree(dir); err == nil && st == r.Stat {
-			return r, nil, nil
-		}
+	if r.Tree != "" && (r.statOK || statUnchanged(dir, r, false)) {
+		return r, nil, nil
 	}
 	t, err := HashTree(dir)
 	if err != nil {

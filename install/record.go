@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/internal/atomicfile"
-	"github.com/skillpm/skillpm/internal/lazyre"
+	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/skill"
 )
 
@@ -46,6 +46,10 @@ type RecordSkill struct {
 	// in: after a crash the folder holds either the recorded tree or this
 	// one, and both count as unedited.
 	Pending *RecordSkill `json:"pending,omitempty"`
+
+	// statOK is prescan's verdict: the folder matched Stat when this
+	// run planned (scan.go). Never saved.
+	statOK bool
 }
 
 // ErrBadRecord is wrapped by every error about a record that exists but
@@ -71,7 +75,10 @@ func (e *RecordError) Unwrap() error { return ErrBadRecord }
 
 // ReadRecord reads and validates a target's record. A missing target or
 // record reads as empty; any other problem is a *RecordError.
-func ReadRecord(target string) (*Record, error) {
+func ReadRecord(target string) (*Record, error) { return readRecordAt(target, "") }
+
+// readRecordAt is ReadRecord through the memo folder memoDir.
+func readRecordAt(target, memoDir string) (*Record, error) {
 	root, err := os.OpenRoot(target)
 	if errors.Is(err, fs.ErrNotExist) {
 		return newRecord(), nil
@@ -80,15 +87,16 @@ func ReadRecord(target string) (*Record, error) {
 		return nil, fmt.Errorf("open %s: %w", target, err)
 	}
 	defer root.Close()
-	return readRecord(root, target)
+	return readRecord(root, target, memoDir)
 }
 
 func newRecord() *Record { return &Record{Version: 1, Skills: map[string]*RecordSkill{}} }
 
 // readRecord reads the record of the target open as root: a regular file
 // (never a link) of at most MaxRecordSize bytes, whose every field is
-// valid.
-func readRecord(root *os.Root, target string) (*Record, error) {
+// valid. With memoDir, bytes decoded and checked before are not decoded
+// again (recordmemo.go).
+func readRecord(root *os.Root, target, memoDir string) (*Record, error) {
 	p := filepath.Join(target, RecordName)
 	bad := func(format string, a ...any) error {
 		return &RecordError{Path: p, Problem: fmt.Sprintf(format, a...)}
@@ -118,6 +126,9 @@ func readRecord(root *os.Root, target string) (*Record, error) {
 	if len(data) > MaxRecordSize {
 		return nil, bad("larger than %d bytes", MaxRecordSize)
 	}
+	if r, ok := recordFromMemo(memoDir, data); ok {
+		return r, nil
+	}
 	var r Record
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -144,6 +155,7 @@ func readRecord(root *os.Root, target string) (*Record, error) {
 			return nil, bad("skill %s: %v", name, err)
 		}
 	}
+	rememberRecord(memoDir, data, &r)
 	return &r, nil
 }
 
@@ -167,8 +179,6 @@ func readAllSized(r io.Reader, size int64) ([]byte, error) {
 	}
 }
 
-var digestRE = lazyre.New(`^sha256:[0-9a-f]{64}$`)
-
 const maxField = 4096
 
 // validate checks every field of an entry: digests well-formed, texts
@@ -176,7 +186,7 @@ const maxField = 4096
 // inside the skill folder. outer allows a Pending entry.
 func (s *RecordSkill) validate(outer bool) error {
 	for _, d := range []struct{ name, v string }{{"manifest", s.Manifest}, {"tree", s.Tree}, {"stat", s.Stat}} {
-		if d.v != "" && !digestRE().MatchString(d.v) {
+		if d.v != "" && !lockfile.ValidDigest(d.v) { // ^sha256:[0-9a-f]{64}$, without a regexp per field
 			return fmt.Errorf("%s %q is not a sha256 digest", d.name, clip(d.v))
 		}
 	}

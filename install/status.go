@@ -38,15 +38,22 @@ type SkillStatus struct {
 // target outside b, or an invalid record, is an error: Status never reads
 // through a link out of the project, nor trusts an edited record.
 func Status(targets []string, lock *lockfile.File, owner string, b Bounds) ([]SkillStatus, error) {
+	return StatusMemo(targets, lock, owner, b, "")
+}
+
+// StatusMemo is Status reading the install records through the memo
+// folder memoDir (Options.RecordMemo).
+func StatusMemo(targets []string, lock *lockfile.File, owner string, b Bounds, memoDir string) ([]SkillStatus, error) {
 	var out []SkillStatus
 	for _, t := range targets {
 		if err := b.Check(t); err != nil {
 			return nil, err
 		}
-		rec, err := ReadRecord(t)
+		rec, err := readRecordAt(t, memoDir)
 		if err != nil {
 			return nil, err
 		}
+		prescan(t, rec, owner)
 		seen := map[string]bool{}
 		for name, r := range rec.Skills {
 			if !ownedBy(r, owner) {

@@ -280,13 +280,7 @@ const MaxFileSize = 32 << 20
 // followed) of at most MaxFileSize bytes. A missing file returns
 // ErrNotFound; a FIFO, device or larger file, ErrInvalid.
 func Read(path string) (*File, error) {
-	data, err := boundedfile.Read(path, MaxFileSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", path, ErrNotFound)
-	}
-	if errors.Is(err, boundedfile.ErrNotRegular) || errors.Is(err, boundedfile.ErrTooLarge) {
-		return nil, fmt.Errorf("%s: %w: %w; skills.lock must be a regular file of at most %d bytes", path, ErrInvalid, err, MaxFileSize)
-	}
+	data, err := readBytes(path)
 	if err != nil {
 		return nil, err
 	}
@@ -295,6 +289,18 @@ func Read(path string) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
+}
+
+// readBytes reads the lock file's bytes as Read describes.
+func readBytes(path string) ([]byte, error) {
+	data, err := boundedfile.Read(path, MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", path, ErrNotFound)
+	}
+	if errors.Is(err, boundedfile.ErrNotRegular) || errors.Is(err, boundedfile.ErrTooLarge) {
+		return nil, fmt.Errorf("%s: %w: %w; skills.lock must be a regular file of at most %d bytes", path, ErrInvalid, err, MaxFileSize)
+	}
+	return data, err
 }
 
 // Write writes f to path atomically: a reader sees the old lock or the new

@@ -68,9 +68,24 @@ func checkedKey(p *project.Manifest, lock *lockfile.File, e lockfile.Skill, repo
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// lockCheckedKey names the mark of a whole lock whose entries have the
+// marks keys ("" for an entry that is checked every run): the sha256 of
+// them all, in order. It is left once every keyed entry passed, so a
+// warm run checks one mark instead of one per entry; any change to any
+// entry changes its key, and so this one.
+func lockCheckedKey(keys []string) string {
+	h := sha256.New()
+	h.Write([]byte("skillpm checked lock v1\n"))
+	for _, k := range keys {
+		h.Write([]byte(k))
+		h.Write([]byte{'\n'})
+	}
+	return "lock-" + hex.EncodeToString(h.Sum(nil))
+}
+
 // has reports whether the mark key exists.
 func (c *checkedMemo) has(key string) bool {
-	if c == nil {
+	if c == nil || key == "" {
 		return false
 	}
 	fi, err := os.Lstat(filepath.Join(c.dir, key))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/skillpm/skillpm/lockfile"
@@ -29,8 +31,8 @@ func TestCheckedMemoWarmAndEdited(t *testing.T) {
 		t.Fatalf("cold install read %d manifests; want %d", got, len(lock.Skills))
 	}
 	marks, err := os.ReadDir(m.CheckedDir)
-	if err != nil || len(marks) != len(lock.Skills) {
-		t.Fatalf("marks after a checked install: %d, %v; want %d", len(marks), err, len(lock.Skills))
+	if err != nil || len(marks) != len(lock.Skills)+1 {
+		t.Fatalf("marks after a checked install: %d, %v; want %d (one per entry, one for the lock)", len(marks), err, len(lock.Skills)+1)
 	}
 	before = reg.describes.Load()
 	if _, err := m.SyncLock(ctx, lock, SyncOptions{}); err != nil {
@@ -38,6 +40,19 @@ func TestCheckedMemoWarmAndEdited(t *testing.T) {
 	}
 	if got := reg.describes.Load() - before; got != 0 {
 		t.Errorf("warm install read %d manifests; want 0", got)
+	}
+	// The lock's mark alone stands for its entries.
+	for _, mk := range marks {
+		if !strings.HasPrefix(mk.Name(), "lock-") {
+			os.Remove(filepath.Join(m.CheckedDir, mk.Name()))
+		}
+	}
+	before = reg.describes.Load()
+	if _, err := m.SyncLock(ctx, lock, SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := reg.describes.Load() - before; got != 0 {
+		t.Errorf("warm install with the lock's mark only read %d manifests; want 0", got)
 	}
 
 	for _, tc := range []struct {
@@ -72,8 +87,8 @@ func TestCheckedMemoWarmAndEdited(t *testing.T) {
 		})
 	}
 	// A refused lock leaves no mark: the honest entries' marks only.
-	if marks, _ := os.ReadDir(m.CheckedDir); len(marks) != len(lock.Skills) {
-		t.Errorf("marks after refused installs: %d; want %d", len(marks), len(lock.Skills))
+	if marks, _ := os.ReadDir(m.CheckedDir); len(marks) != 1 {
+		t.Errorf("marks after refused installs: %d; want 1, the honest lock's", len(marks))
 	}
 }
 

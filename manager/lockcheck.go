@@ -124,16 +124,23 @@ func checkFiles(p *project.Manifest, lock *lockfile.File, defaultRegistry string
 	add := func(name, format string, args ...any) {
 		probs = append(probs, LockProblem{Skill: name, Reason: fmt.Sprintf(format, args...)})
 	}
+	parsed := map[string]resolve.Dependency{} // by constraint: many skills share one
 	for _, name := range p.Names() {
 		e := lock.Find(name)
 		if e == nil {
 			add(name, "skills.yaml asks for it, but the lock has no entry")
 			continue
 		}
-		want, err := resolve.NewDependency(name, p.Skills[name].Constraint)
-		if err != nil {
-			return err
+		raw := p.Skills[name].Constraint
+		want, ok := parsed[raw]
+		if !ok {
+			var err error
+			if want, err = resolve.NewDependency(name, raw); err != nil {
+				return err
+			}
+			parsed[raw] = want
 		}
+		want.Name = name
 		if v, err := semver.StrictNewVersion(e.Version); err == nil && !want.Allows(v, p.Prereleases) {
 			add(name, "version %s does not satisfy skills.yaml's constraint %q", e.Version, p.Skills[name].Constraint)
 		}

@@ -114,6 +114,14 @@ type Manager struct {
 	// manifests they pin (checked.go), so that a warm run does not read
 	// them again; "" checks every entry every run.
 	CheckedDir string
+	// LockMemoDir, when set, is a folder of the user's cache where
+	// ReadLock keeps decoded locks under the digest of their bytes
+	// (lockfile.ReadMemo); "" decodes the lock every run.
+	LockMemoDir string
+	// RecordMemoDir, when set, is a folder of the user's cache where the
+	// targets' install records are remembered by the digest of their
+	// bytes (install.Options.RecordMemo); "" decodes them every run.
+	RecordMemoDir string
 
 	packed sync.Map // lock entry -> *source.Packed, checked once per run
 }
@@ -181,7 +189,7 @@ func (m *Manager) Repository(name string) (string, error) {
 
 // ReadLock reads the project's lock; a missing lock returns nil, nil.
 func (m *Manager) ReadLock() (*lockfile.File, error) {
-	l, err := lockfile.Read(m.LockPath())
+	l, err := lockfile.ReadMemo(m.LockPath(), m.LockMemoDir)
 	if errors.Is(err, lockfile.ErrNotFound) {
 		return nil, nil
 	}
@@ -416,7 +424,17 @@ func (m *Manager) SyncLock(ctx context.Context, lock *lockfile.File, opts SyncOp
 	for i, e := range lock.Skills {
 		if memo != nil && lockfile.SourceKind(e.Repository) == "" {
 			keys[i] = checkedKey(m.Project, lock, e, m.Project.Abs(e.Repository))
-			skip[i] = memo.has(keys[i])
+		}
+	}
+	// One mark stands for every entry of a lock that passed whole.
+	whole := ""
+	if memo != nil {
+		whole = lockCheckedKey(keys)
+	}
+	wholeOK := memo.has(whole)
+	for i := range lock.Skills {
+		if keys[i] != "" {
+			skip[i] = wholeOK || memo.has(keys[i])
 		}
 	}
 	rels, err := fetchPinned(ctx, m.Project, lock, CheckOptions{DefaultRegistry: m.DefaultRegistry, Manifest: m.pinnedManifest(lock), skip: skip})
@@ -426,17 +444,26 @@ func (m *Manager) SyncLock(ctx context.Context, lock *lockfile.File, opts SyncOp
 	if err := CheckPinned(m.Project, lock, rels); err != nil {
 		return nil, err
 	}
+	all := true
 	for i, e := range lock.Skills {
-		if keys[i] != "" && !skip[i] && rels[e.Name] != nil {
-			memo.put(keys[i])
+		if keys[i] != "" && !skip[i] {
+			if rels[e.Name] != nil {
+				memo.put(keys[i])
+			} else {
+				all = false
+			}
 		}
+	}
+	if whole != "" && !wholeOK && all {
+		memo.put(whole)
 	}
 	return install.Sync(ctx, lock, install.Options{
 		Targets: m.TargetDirs(), Source: absSource{m}, Force: opts.Force, DryRun: opts.DryRun, Log: m.Log,
-		Owner:     m.owner(),
-		Bounds:    m.Bounds(),
-		AfterSwap: m.AfterSwap,
-		Vet:       m.vet(), // the trust policy's audit: rules (vet.go)
+		Owner:      m.owner(),
+		Bounds:     m.Bounds(),
+		AfterSwap:  m.AfterSwap,
+		Vet:        m.vet(), // the trust policy's audit: rules (vet.go)
+		RecordMemo: m.RecordMemoDir,
 	})
 }
 

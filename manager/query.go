@@ -42,7 +42,7 @@ func (m *Manager) Status(ctx context.Context) (*StatusResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := install.Status(m.TargetDirs(), lock, m.StatusOwner(), m.Bounds())
+	st, err := install.StatusMemo(m.TargetDirs(), lock, m.StatusOwner(), m.Bounds(), m.RecordMemoDir)
 	if err != nil {
 		return nil, err
 	}

@@ -395,7 +395,7 @@ func (m *Manager) withLock(ctx context.Context, fn func() error) error {
 		return err
 	}
 	defer l.Unlock()
-	p, err := project.Load(dir)
+	p, err := m.Project.Reload() // m.Project itself when skills.yaml did not change
 	switch {
 	case err == nil:
 		m.Project = p

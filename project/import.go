@@ -14,7 +14,7 @@ func CheckSource(name string, w Want) error {
 	if !skill.ValidName(name) {
 		return fmt.Errorf("skills: %q is not a valid skill name (lowercase letters, digits and single hyphens)", name)
 	}
-	if err := w.validate(); err != nil {
+	if err := w.validate(map[string]bool{}); err != nil {
 		return fmt.Errorf("skill %q: %w", name, err)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"path"
@@ -62,7 +63,14 @@ type Manifest struct {
 	Tools Tools `yaml:"tools,omitempty" json:"tools,omitempty"`
 
 	path string
-	doc  *yaml.Node
+	doc  *yaml.Node // the YAML tree edits go through; parsed from src when first needed
+	// src holds the bytes m was parsed from while m is unchanged
+	// (skillsNode, which every edit goes through, drops it): Reload
+	// returns m itself for the same bytes.
+	src []byte
+	// memoDir is the memo folder it was loaded through (LoadMemo), for
+	// Reload.
+	memoDir string
 }
 
 // Tools is the tools: section of skills.yaml.
@@ -154,7 +162,8 @@ func (w *Want) UnmarshalYAML(n *yaml.Node) error {
 
 // validate checks that w names one source and only the keys that
 // source takes. Errors say what to write instead.
-func (w Want) validate() error {
+// ok remembers the constraints already parsed without error.
+func (w Want) validate(ok map[string]bool) error {
 	kinds := 0
 	for _, s := range []string{w.Registry, w.Git, w.Local, w.WellKnown} {
 		if s != "" {
@@ -214,8 +223,11 @@ func (w Want) validate() error {
 			return fmt.Errorf("local: %q must be a folder inside the project (relative, no ..)", w.Local)
 		}
 	}
-	if _, err := semver.NewConstraint(w.constraint()); err != nil {
-		return fmt.Errorf("invalid version constraint %q: %v", w.Constraint, err)
+	if c := w.constraint(); !ok[c] {
+		if _, err := semver.NewConstraint(c); err != nil {
+			return fmt.Errorf("invalid version constraint %q: %v", w.Constraint, err)
+		}
+		ok[c] = true
 	}
 	return nil
 }
@@ -280,13 +292,7 @@ func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
 // followed) of at most MaxFileSize bytes.
 func Load(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, FileName)
-	data, err := boundedfile.Read(path, MaxFileSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w (create one with 'skillpm add NAME')", path, ErrNotFound)
-	}
-	if errors.Is(err, boundedfile.ErrNotRegular) || errors.Is(err, boundedfile.ErrTooLarge) {
-		return nil, &invalidError{fmt.Errorf("%s: %w; skills.yaml must be a regular file of at most %d bytes", path, err, MaxFileSize)}
-	}
+	data, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -296,6 +302,33 @@ func Load(dir string) (*Manifest, error) {
 	}
 	m.path = path
 	return m, nil
+}
+
+// readFile reads skills.yaml's bytes: a regular file (a link to one is
+// followed) of at most MaxFileSize bytes.
+func readFile(path string) ([]byte, error) {
+	data, err := boundedfile.Read(path, MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w (create one with 'skillpm add NAME')", path, ErrNotFound)
+	}
+	if errors.Is(err, boundedfile.ErrNotRegular) || errors.Is(err, boundedfile.ErrTooLarge) {
+		return nil, &invalidError{fmt.Errorf("%s: %w; skills.yaml must be a regular file of at most %d bytes", path, err, MaxFileSize)}
+	}
+	return data, err
+}
+
+// Reload reads skills.yaml again, as Load does from m's folder. When the
+// file holds the bytes m was parsed from and m was not edited since
+// (through its methods; its fields must not be written directly), it
+// returns m itself without parsing them again.
+func (m *Manifest) Reload() (*Manifest, error) {
+	if m.src != nil {
+		data, err := boundedfile.Read(m.path, MaxFileSize)
+		if err == nil && bytes.Equal(data, m.src) {
+			return m, nil
+		}
+	}
+	return LoadMemo(m.Dir(), m.memoDir)
 }
 
 // New returns an empty manifest that will be saved in dir.
@@ -313,27 +346,27 @@ func Parse(data []byte) (*Manifest, error) {
 }
 
 func parse(data []byte) (*Manifest, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("invalid YAML: %w", err)
-	}
-	m := &Manifest{}
-	if doc.Kind != 0 {
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		if err := dec.Decode(m); err != nil {
-			return nil, fmt.Errorf("invalid skills.yaml: %w", err)
+	m := &Manifest{src: bytes.Clone(data)}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(m); err != nil && !errors.Is(err, io.EOF) {
+		// A syntax error is reported as such; the YAML tree is
+		// otherwise parsed only when an edit needs it (skillsNode).
+		var doc yaml.Node
+		if uerr := yaml.Unmarshal(data, &doc); uerr != nil {
+			return nil, fmt.Errorf("invalid YAML: %w", uerr)
 		}
-		m.doc = &doc
+		return nil, fmt.Errorf("invalid skills.yaml: %w", err)
 	}
 	if m.Skills == nil {
 		m.Skills = map[string]Want{}
 	}
+	okConstraints := map[string]bool{} // a constraint is parsed once however many skills share it
 	for _, name := range m.Names() {
 		if !skill.ValidName(name) {
 			return nil, fmt.Errorf("skills: %q is not a valid skill name (lowercase letters, digits and single hyphens)", name)
 		}
-		if err := m.Skills[name].validate(); err != nil {
+		if err := m.Skills[name].validate(okConstraints); err != nil {
 			return nil, fmt.Errorf("skill %q: %w", name, err)
 		}
 	}
@@ -502,6 +535,13 @@ func quoteStyle(s string) yaml.Style {
 // skillsNode returns the mapping node under "skills:", creating the
 // document and the key as needed.
 func (m *Manifest) skillsNode() *yaml.Node {
+	if m.doc == nil && m.src != nil {
+		var doc yaml.Node
+		if yaml.Unmarshal(m.src, &doc) == nil && doc.Kind != 0 {
+			m.doc = &doc
+		}
+	}
+	m.src = nil // about to be edited
 	if m.doc == nil {
 		m.doc = &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
 		root := m.doc.Content[0]

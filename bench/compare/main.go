@@ -60,7 +60,7 @@ func main() {
 	orasBin := flag.String("oras", "", "ORAS CLI binary (default: SKILLPM_ORAS_BIN or the scripts/test build)")
 	workDir := flag.String("dir", "", "`DIR` to work in (default: a new folder under the user cache folder)")
 	keep := flag.Bool("keep", false, "keep the work folder")
-	baseBin := flag.String("base", "", "with -cold, a second skillpm binary whose cold install is measured in the same rounds (before/after)")
+	baseBin := flag.String("base", "", "with -cold or -only warm, a second skillpm binary measured in the same rounds (before/after)")
 	coldOnly := flag.Bool("cold", false, "measure only the floor and the cold installs (no process start, oras or warm rows; the large skill only with an explicit -big-mb); the same as -only cold")
 	only := flag.String("only", "", "run only these rows, comma-separated: start (process start), warm (warm installs and --version; no cold installs, floor or oras), cold (as -cold)")
 	flag.Parse()
@@ -304,20 +304,32 @@ func (b *bench) installRows(ctx context.Context, n, size, rounds int) {
 	os.RemoveAll(dir)
 }
 
-// warmRows measures only the warm installs of the project proj against
-// --version (-only warm).
+// warmRows measures only the warm installs of the project proj, and
+// status, against --version (-only warm); with -base, the base binary's
+// too, in the same rounds (before/after).
 func (b *bench) warmRows(proj string, env []string, n int, total int64, rounds int) {
-	vs := []variant{
-		{name: "skillpm install, warm no-op", run: func() sample { return b.exec(proj, env, b.skillpm, "install") }},
-		{name: "skillpm install --frozen, warm", run: func() sample { return b.exec(proj, env, b.skillpm, "install", "--frozen") }},
-		{name: "skillpm --version", run: func() sample { return b.exec(proj, env, b.skillpm, "--version") }},
+	type bin struct{ label, path string }
+	bins := []bin{{"skillpm", b.skillpm}}
+	if b.base != "" {
+		bins = append(bins, bin{"base skillpm", b.base})
 	}
+	var vs []variant
+	for _, x := range bins {
+		vs = append(vs,
+			variant{name: x.label + " install, warm no-op", run: func() sample { return b.exec(proj, env, x.path, "install") }},
+			variant{name: x.label + " install --frozen, warm", run: func() sample { return b.exec(proj, env, x.path, "install", "--frozen") }},
+			variant{name: x.label + " status", run: func() sample { return b.exec(proj, env, x.path, "status") }},
+		)
+	}
+	vs = append(vs, variant{name: "skillpm --version", run: func() sample { return b.exec(proj, env, b.skillpm, "--version") }})
 	res := alternate(vs, rounds)
 	fmt.Printf("\nN=%d skills, %.1f MB, warm only; %d rounds\n", n, float64(total)/1e6, rounds)
 	header("ratio")
-	row(res[0], res[2], "x --version (target <= 1.3x)")
-	row(res[1], res[2], "x --version (target <= 1.3x)")
-	row(res[2], res[2], "")
+	version := res[len(res)-1]
+	for _, r := range res[:len(res)-1] {
+		row(r, version, "x --version (target <= 1.3x)")
+	}
+	row(version, version, "")
 }
 
 // bigSkill measures a cold install of one skill with a large asset.

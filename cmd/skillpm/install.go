@@ -46,7 +46,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			oo.trust, oo.bundle = true, from
+			oo.trust, oo.bundle, oo.lazy = true, from, true
 			m, err := openManager(e, oo)
 			if err != nil {
 				return err

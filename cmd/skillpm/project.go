@@ -1,17 +1,23 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
+
+	"github.com/Masterminds/semver/v3"
 
 	"github.com/skillpm/skillpm/bundle"
 	"github.com/skillpm/skillpm/config"
+	"github.com/skillpm/skillpm/index"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/httpbound"
+	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/verify"
@@ -166,6 +172,11 @@ type openOptions struct {
 	// bundle, when set, is the bundle ('skillpm bundle' output) to
 	// install from instead of the registries, with no network.
 	bundle string
+	// lazy builds the registry client and opens the index only when
+	// the command first reads a registry (install: a warm run reads
+	// none). Without a bundle, and when no trust policy applies (whose
+	// checks read the registry anyway).
+	lazy bool
 }
 
 // readOpenOptions reads the project and registry flag groups; the
@@ -185,11 +196,20 @@ func readOpenOptions(c *cli.Context) (openOptions, error) {
 // command ends.
 func openManager(e *env, o openOptions) (*manager.Manager, error) {
 	po, ro := o.project, o.registry
-	p, err := project.Load(po.dir)
+	p, err := project.LoadMemo(po.dir, memoDir("manifests"))
 	if errors.Is(err, project.ErrNotFound) && o.create {
 		p = project.New(po.dir, defaultRegistry(e))
 	} else if err != nil {
 		return nil, err
+	}
+	var v *verify.Verifier
+	if o.trust {
+		if v, err = loadVerifier(e, trustOptions{}, projectPolicy(p)); err != nil {
+			return nil, err
+		}
+	}
+	if o.lazy && o.bundle == "" && v == nil {
+		return openLazy(e, po, p, ro)
 	}
 	client, err := registryClient(e, ro)
 	if err != nil {
@@ -225,7 +245,8 @@ func openManager(e *env, o openOptions) (*manager.Manager, error) {
 	if d, err := cacheDir(); err == nil && o.bundle == "" {
 		checked = filepath.Join(d, "checked") // remembered lock checks (manager/checked.go)
 	}
-	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: envRegistry(), PinnedFromRegistry: o.bundle != "", CheckedDir: checked}
+	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: envRegistry(), PinnedFromRegistry: o.bundle != "", CheckedDir: checked,
+		LockMemoDir: memoDir("locks"), RecordMemoDir: memoDir("records")}
 	if e.stderrTTY && !e.quiet || e.debug {
 		m.Log = e.stderr
 	}
@@ -236,16 +257,96 @@ func openManager(e *env, o openOptions) (*manager.Manager, error) {
 	if err := setScope(e, po, m); err != nil {
 		return nil, err
 	}
-	if o.trust {
-		v, err := loadVerifier(e, trustOptions{}, projectPolicy(m.Project))
+	if v != nil {
+		m.Trust = &verify.Trust{Client: trustClient, Verifier: v}
+	}
+	return m, nil
+}
+
+// openLazy is openManager with a registry source built on first use
+// (openOptions.lazy), for a project with no trust policy to apply.
+func openLazy(e *env, po projectOptions, p *project.Manifest, ro registryOptions) (*manager.Manager, error) {
+	lr := &lazyRegistry{open: func() (*manager.RegistrySource, error) {
+		client, err := registryClient(e, ro)
 		if err != nil {
 			return nil, err
 		}
-		if v != nil {
-			m.Trust = &verify.Trust{Client: trustClient, Verifier: v}
+		rs := &manager.RegistrySource{Client: client}
+		if cache := openMetaCache(e, po.noIndex); cache != nil {
+			rs.Cache = cache
 		}
+		return rs, nil
+	}}
+	e.atExit(func() { // after every use: the command has returned
+		if lr.rs != nil && lr.rs.Cache != nil {
+			if err := lr.rs.Cache.(*index.Remote).Close(); err != nil {
+				e.debugf("index not updated: %v", err)
+			}
+		}
+	})
+	checked := ""
+	if d, err := cacheDir(); err == nil {
+		checked = filepath.Join(d, "checked")
+	}
+	m := &manager.Manager{Project: p, Registry: lr, DefaultRegistry: envRegistry(), CheckedDir: checked,
+		LockMemoDir: memoDir("locks"), RecordMemoDir: memoDir("records")}
+	if e.stderrTTY && !e.quiet || e.debug {
+		m.Log = e.stderr
+	}
+	m.AfterSwap = crashHook()
+	if err := setSources(e, ro, m); err != nil {
+		return nil, err
+	}
+	if err := setScope(e, po, m); err != nil {
+		return nil, err
 	}
 	return m, nil
+}
+
+// lazyRegistry is a manager.Registry whose registry source is built
+// (client, blob cache, index) when a method is first called.
+type lazyRegistry struct {
+	once sync.Once
+	open func() (*manager.RegistrySource, error)
+	rs   *manager.RegistrySource
+	err  error
+}
+
+func (l *lazyRegistry) get() (*manager.RegistrySource, error) {
+	l.once.Do(func() { l.rs, l.err = l.open() })
+	return l.rs, l.err
+}
+
+func (l *lazyRegistry) Versions(ctx context.Context, repo string) ([]*semver.Version, error) {
+	rs, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	return rs.Versions(ctx, repo)
+}
+
+func (l *lazyRegistry) Describe(ctx context.Context, repo, version string) (*manager.Release, error) {
+	rs, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	return rs.Describe(ctx, repo, version)
+}
+
+func (l *lazyRegistry) Manifest(ctx context.Context, repo, digest string) (*manager.Release, error) {
+	rs, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	return rs.Manifest(ctx, repo, digest)
+}
+
+func (l *lazyRegistry) Materialize(ctx context.Context, s lockfile.Skill, dir string) error {
+	rs, err := l.get()
+	if err != nil {
+		return err
+	}
+	return rs.Materialize(ctx, s, dir)
 }
 
 // crashHook is the e2e suite's way to crash an install at a known point:
@@ -302,13 +403,25 @@ func printChanges(e *env, res *manager.Result) error {
 
 // openOffline loads the project for commands that need no registry.
 func openOffline(e *env, po projectOptions) (*manager.Manager, error) {
-	p, err := project.Load(po.dir)
+	p, err := project.LoadMemo(po.dir, memoDir("manifests"))
 	if err != nil {
 		return nil, err
 	}
-	m := &manager.Manager{Project: p}
+	m := &manager.Manager{Project: p, LockMemoDir: memoDir("locks"), RecordMemoDir: memoDir("records")}
 	if err := setScope(e, po, m); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// memoDir is the cache folder where decoded files of one kind are
+// remembered by the digest of their bytes (internal/memo): "locks"
+// (lockfile.ReadMemo), "manifests" (project.LoadMemo), "records"
+// (install.Options.RecordMemo). "" without a cache folder.
+func memoDir(kind string) string {
+	d, err := cacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, kind)
 }

@@ -1,0 +1,130 @@
+package install
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// statUnchanged (the record-guided check, then the walk) says
+// "unchanged" for an installed folder as HashTree recorded it, and
+// "changed" for every kind of local edit, however the edit hides from
+// the listed entries.
+func TestStatUnchangedSeesEdits(t *testing.T) {
+	past := time.Now().Add(-time.Hour)
+	setup := func(t *testing.T) (string, *RecordSkill) {
+		dir := filepath.Join(t.TempDir(), "skill")
+		for rel, data := range map[string]string{
+			"SKILL.md": "---\nname: x\n---\n", "a.txt": "a", "a-b/c.txt": "c",
+			"references/guide.md": "guide", "scripts/run.sh": "#!/bin/sh\n", "deep/er/f": "f",
+		} {
+			p := filepath.Join(dir, filepath.FromSlash(rel))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Symlink("a.txt", filepath.Join(dir, "link")); err != nil {
+			t.Fatal(err)
+		}
+		// Timestamps in the past, so an edit now moves them.
+		filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && fi.Mode()&os.ModeSymlink == 0 {
+				os.Chtimes(p, past, past)
+			}
+			return nil
+		})
+		tr, err := HashTree(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dir, &RecordSkill{Tree: tr.Digest, Stat: tr.Stat, Files: tr.Files}
+	}
+	dir, r := setup(t)
+	for _, fills := range []bool{false, true} {
+		if runtime.GOOS == "linux" && !statListed(dir, r.Files, r.Stat, fills) {
+			t.Errorf("statListed (fills %v): an untouched folder is reported changed", fills)
+		}
+		if !statUnchanged(dir, r, fills) {
+			t.Errorf("statUnchanged (fills %v): an untouched folder is reported changed", fills)
+		}
+	}
+	edits := map[string]func(dir string) error{
+		"file edited": func(d string) error {
+			return os.WriteFile(filepath.Join(d, "references/guide.md"), []byte("GUIDE!"), 0o644)
+		},
+		"file added at the top": func(d string) error {
+			return os.WriteFile(filepath.Join(d, "new.md"), nil, 0o644)
+		},
+		"file added in a folder": func(d string) error {
+			return os.WriteFile(filepath.Join(d, "deep/er/g"), nil, 0o644)
+		},
+		"file removed":       func(d string) error { return os.Remove(filepath.Join(d, "scripts/run.sh")) },
+		"empty folder added": func(d string) error { return os.Mkdir(filepath.Join(d, "empty"), 0o755) },
+		"empty folder added below": func(d string) error {
+			return os.Mkdir(filepath.Join(d, "deep/empty"), 0o755)
+		},
+		"mode changed": func(d string) error { return os.Chmod(filepath.Join(d, "a.txt"), 0o755) },
+		"folder replaced by a link": func(d string) error {
+			other := filepath.Join(filepath.Dir(d), "elsewhere")
+			if err := os.Rename(filepath.Join(d, "references"), other); err != nil {
+				return err
+			}
+			return os.Symlink(other, filepath.Join(d, "references"))
+		},
+		"link retargeted": func(d string) error {
+			os.Remove(filepath.Join(d, "link"))
+			return os.Symlink("SKILL.md", filepath.Join(d, "link"))
+		},
+	}
+	for name, edit := range edits {
+		t.Run(name, func(t *testing.T) {
+			dir, r := setup(t)
+			if err := edit(dir); err != nil {
+				t.Fatal(err)
+			}
+			for _, fills := range []bool{false, true} {
+				if statListed(dir, r.Files, r.Stat, fills) {
+					t.Errorf("statListed (fills %v): the edit was not seen", fills)
+				}
+				if statUnchanged(dir, r, fills) {
+					t.Errorf("statUnchanged (fills %v): the edit was not seen", fills)
+				}
+			}
+		})
+	}
+}
+
+// prescan marks exactly the unedited folders of a target, in parallel.
+func TestPrescan(t *testing.T) {
+	target := t.TempDir()
+	rec := newRecord()
+	past := time.Now().Add(-time.Hour)
+	for i := range 40 {
+		name := "s" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		dir := filepath.Join(target, name)
+		os.MkdirAll(filepath.Join(dir, "scripts"), 0o755)
+		os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(name), 0o644)
+		os.WriteFile(filepath.Join(dir, "scripts", "run.sh"), []byte(name), 0o755)
+		os.Chtimes(filepath.Join(dir, "scripts"), past, past)
+		tr, err := HashTree(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Skills[name] = &RecordSkill{Version: "1.0.0", Tree: tr.Digest, Stat: tr.Stat, Files: tr.Files}
+	}
+	os.WriteFile(filepath.Join(target, "sba", "scripts", "run.sh"), []byte("edited"), 0o755)
+	os.WriteFile(filepath.Join(target, "sca", "scripts", "new"), nil, 0o644)
+	rec.Skills["sda"].Owner = "user"
+	prescan(target, rec, "project")
+	for name, r := range rec.Skills {
+		want := name != "sba" && name != "sca" && name != "sda"
+		if r.statOK != want {
+			t.Errorf("%s: statOK %v, want %v", name, r.statOK, want)
+		}
+	}
+}
