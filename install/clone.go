@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 )
 
 // Cloning: a skill is unpacked and checked once per run, however many
@@ -15,7 +14,8 @@ import (
 // the Source; every other target copies that staged, checked tree
 // (prepare).
 
-// copyTree copies the staged skill folder src into dst, a new folder
+// copyTree copies the staged skill folder src, whose entries hashTreeList
+// listed (sorted), into dst, a new folder
 // relative to root (at dstAbs), and returns the copy's stat fingerprint (what
 // StatTree would return for it). src is a tree this run staged and
 // checked (in a staging folder only this user can enter, mode 0700), so
@@ -27,7 +27,7 @@ import (
 // copy_file_range where the OS has it (io.Copy between two files), which
 // on filesystems that support it (XFS, btrfs) shares extents copy-on-write
 // (a reflink) and elsewhere copies inside the kernel.
-func copyTree(src string, root *os.Root, dst, dstAbs string) (string, error) {
+func copyTree(src string, entries []treeEntry, root *os.Root, dst, dstAbs string) (string, error) {
 	if err := root.Mkdir(dst, 0o755); err != nil {
 		return "", fmt.Errorf("copy %s: %w", src, err)
 	}
@@ -36,19 +36,10 @@ func copyTree(src string, root *os.Root, dst, dstAbs string) (string, error) {
 		return "", fmt.Errorf("copy %s: %w", src, err)
 	}
 	defer to.Close()
-	var rels []string
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == src {
-			return nil
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		switch t := d.Type(); {
+	// entries are sorted: a folder comes before what it holds.
+	for _, e := range entries {
+		p, rel := filepath.Join(src, filepath.FromSlash(e.rel)), filepath.FromSlash(e.rel)
+		switch t := e.fi.Mode().Type(); {
 		case t.IsDir():
 			err = to.Mkdir(rel, 0o755)
 		case t&fs.ModeSymlink != 0:
@@ -57,33 +48,24 @@ func copyTree(src string, root *os.Root, dst, dstAbs string) (string, error) {
 				err = to.Symlink(target, rel)
 			}
 		case t.IsRegular():
-			var fi fs.FileInfo
-			if fi, err = d.Info(); err == nil {
-				err = copyFileIn(p, to, rel, fi.Mode().Perm())
-			}
+			err = copyFileIn(p, to, rel, e.fi.Mode().Perm())
 		default:
 			err = fmt.Errorf("unsupported file type %s", t)
 		}
 		if err != nil {
-			return fmt.Errorf("copy %s: %w", p, err)
+			return "", fmt.Errorf("copy %s: %w", p, err)
 		}
-		rels = append(rels, filepath.ToSlash(rel))
-		return nil
-	})
-	if err != nil {
-		return "", err
 	}
 	// The fingerprint is taken now, once every entry exists (a folder's
 	// mtime moves with each entry made in it), from the entries just
 	// made: the copy's folders need not be listed again.
-	sort.Strings(rels)
 	h := sha256.New()
-	for _, rel := range rels {
-		fi, err := os.Lstat(filepath.Join(dstAbs, filepath.FromSlash(rel)))
+	for _, e := range entries {
+		fi, err := os.Lstat(filepath.Join(dstAbs, filepath.FromSlash(e.rel)))
 		if err != nil {
 			return "", err
 		}
-		writeStat(h, rel, fi)
+		writeStat(h, e.rel, fi)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }

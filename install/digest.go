@@ -93,9 +93,25 @@ func HashTree(dir string) (*Tree, error) { return hashTree(dir, nil) }
 // known (by slash path) instead of reading it, when known has the file
 // at the size it has on disk: what an unpacker hashed as it wrote it.
 func hashTree(dir string, known map[string]filesums.Sum) (*Tree, error) {
+	t, _, err := hashTreeList(dir, known)
+	return t, err
+}
+
+// treeEntry is one entry below a folder, as hashTree found it.
+type treeEntry struct {
+	rel string // slash-separated
+	fi  fs.FileInfo
+}
+
+// hashTreeList is hashTree, also returning the entries it walked, in
+// lexical order of their paths (a folder before what it holds), so that
+// a copy of the tree need not list it again.
+func hashTreeList(dir string, known map[string]filesums.Sum) (*Tree, []treeEntry, error) {
 	t := &Tree{}
+	var list []treeEntry
 	h, st := sha256.New(), sha256.New()
 	err := walkSorted(dir, func(rel string, fi fs.FileInfo) error {
+		list = append(list, treeEntry{rel, fi})
 		writeStat(st, rel, fi)
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		switch {
@@ -135,11 +151,11 @@ func hashTree(dir string, known map[string]filesums.Sum) (*Tree, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t.Digest = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	t.Stat = "sha256:" + hex.EncodeToString(st.Sum(nil))
-	return t, nil
+	return t, list, nil
 }
 
 // walkSorted calls fn for everything below dir (not dir itself) in

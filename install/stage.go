@@ -74,7 +74,7 @@ func prepare(ctx context.Context, plans []*targetPlan, opts Options) error {
 			if err := opts.Source.Materialize(filesums.With(gctx, sums), s.skill, dst); err != nil {
 				return fmt.Errorf("install %s %s: %w", s.Name, s.Version, err)
 			}
-			t, err := hashTree(dst, sums.Get(dst))
+			t, entries, err := hashTreeList(dst, sums.Get(dst))
 			if err != nil {
 				return err
 			}
@@ -88,7 +88,7 @@ func prepare(ctx context.Context, plans []*targetPlan, opts Options) error {
 				if err := gctx.Err(); err != nil {
 					return err
 				}
-				stat, err := copyTree(dst, p.root, filepath.Join(p.stagingName, s.Name), filepath.Join(p.staging, s.Name))
+				stat, err := copyTree(dst, entries, p.root, filepath.Join(p.stagingName, s.Name), filepath.Join(p.staging, s.Name))
 				if err != nil {
 					return fmt.Errorf("install %s %s: %w", s.Name, s.Version, err)
 				}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/opencontainers/go-digest"
@@ -37,7 +38,17 @@ type RegistrySource struct {
 	// Cache, when set, answers Describe without a request and Versions
 	// when the registry is unreachable.
 	Cache MetaCache
+
+	// read holds the manifests Manifest read (checked against their
+	// digests), by repository and digest, until Materialize of the same
+	// pin takes them: an install reads every pinned manifest to check
+	// the lock, then materialises the same pins, and the second read
+	// (the cache's manifest and config, opened, read and hashed again)
+	// would only repeat the first.
+	read sync.Map // pinKey -> *registry.Resolved
 }
+
+func pinKey(repo string, d digest.Digest) string { return repo + "@" + d.String() }
 
 var _ Registry = (*RegistrySource)(nil)
 
@@ -150,6 +161,7 @@ func (r *RegistrySource) Manifest(ctx context.Context, repo, d string) (*Release
 	if err != nil {
 		return nil, err
 	}
+	r.read.Store(pinKey(repo, dg), res)
 	return ReleaseOf(repo, res), nil
 }
 
@@ -175,8 +187,10 @@ func (r *RegistrySource) Materialize(ctx context.Context, s lockfile.Skill, dir 
 	if err != nil {
 		return fmt.Errorf("%s: locked manifest %q: %w", s.Name, s.Manifest, err)
 	}
-	res, err := r.Client.Resolve(ctx, ref.WithDigest(d))
-	if err != nil {
+	var res *registry.Resolved
+	if v, ok := r.read.LoadAndDelete(pinKey(s.Repository, d)); ok {
+		res = v.(*registry.Resolved)
+	} else if res, err = r.Client.Resolve(ctx, ref.WithDigest(d)); err != nil {
 		return err
 	}
 	if n := res.Name(); n != "" && n != s.Name {
