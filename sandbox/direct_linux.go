@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,17 +24,22 @@ func NeedsLauncher(pol Policy) bool {
 // Start starts cmd (not yet started; Path, Args, Env, Dir and
 // SysProcAttr set) confined by pol without a launcher, which is what
 // makes a confined run cheap: no second Go program starts. The handler
-// itself is created in new user, PID and network namespaces
-// (SysProcAttr), so it is PID 1 of its namespace and everything it
-// starts dies with it. Landlock, no_new_privs and a seccomp filter are
+// itself is created in new user and PID namespaces (SysProcAttr), so it
+// is PID 1 of its namespace and everything it starts dies with it.
+// Landlock, no_new_privs and the seccomp filter (see specFor) are
 // applied to one dedicated thread of this process, which forks the
 // handler (the child inherits them) and then waits, unused, until done
 // is called, so that Pdeathsig (tied to the forking thread) holds for
-// the whole run; then the thread ends with its goroutine. The seccomp
-// filter sends every execve of the sandbox to this process: the first
-// (the handler's) gets the process cap (RLIMIT_NPROC, set on the waiting
+// the whole run; then the thread ends with its goroutine. The filter
+// sends every execve of the sandbox to this process: the first (the
+// handler's) gets the process cap (RLIMIT_NPROC, set on the waiting
 // child before it runs a single instruction of the handler) and
 // continues; later ones continue, or with pol.ExecOnce fail with EPERM.
+//
+// No network namespace is created: with no network the filter refuses
+// every socket() and Landlock every TCP connect and bind, which costs
+// nothing per run, while creating and tearing down a network namespace
+// does.
 //
 // Call done after cmd.Wait.
 func Start(cmd *exec.Cmd, pol Policy) (done func(), err error) {
@@ -45,7 +49,14 @@ func Start(cmd *exec.Cmd, pol Policy) (done func(), err error) {
 	if NeedsLauncher(pol) {
 		return nil, errors.New("sandbox: a proxy policy needs the launcher (Wrap)")
 	}
-	namespaces(cmd, pol)
+	namespaces(cmd)
+	spec := specFor(pol)
+	spec.notifyExec = true
+	sup := &supervisor{execOnce: pol.ExecOnce}
+	if pol.MaxProcs > 0 {
+		lim := unix.Rlimit{Cur: uint64(pol.MaxProcs), Max: uint64(pol.MaxProcs)}
+		sup.onFirstExec = func(pid int) error { return unix.Prlimit(pid, unix.RLIMIT_NPROC, &lim, nil) }
+	}
 	started := make(chan error, 1)
 	release := make(chan struct{})
 	go func() {
@@ -54,12 +65,10 @@ func Start(cmd *exec.Cmd, pol Policy) (done func(), err error) {
 			started <- err
 			return
 		}
-		fd, err := installExecFilter()
-		if err != nil {
+		if err := applyFilter(spec, sup, false); err != nil {
 			started <- err
 			return
 		}
-		go superviseExecs(fd, pol)
 		if err := cmd.Start(); err != nil {
 			started <- err
 			return
@@ -73,63 +82,19 @@ func Start(cmd *exec.Cmd, pol Policy) (done func(), err error) {
 	return func() { close(release) }, nil
 }
 
-// namespaces sets cmd's SysProcAttr for pol: new user and PID
-// namespaces, a new network namespace unless the network is allowed, and
+// namespaces sets cmd's SysProcAttr: new user and PID namespaces, and
 // SIGKILL when the forking thread (and so skillpm) dies. No uid or gid
 // map is written: the forking thread is confined by Landlock, which
 // denies writing /proc/PID/uid_map, and the handler needs none. Inside,
 // its ids show as the overflow id (65534, nobody); files keep the
 // caller's ids, and it holds no capabilities after its execve.
-func namespaces(cmd *exec.Cmd, pol Policy) {
+func namespaces(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	a := cmd.SysProcAttr
 	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID
-	if pol.Net != NetAll {
-		a.Cloneflags |= syscall.CLONE_NEWNET
-	}
 	a.Pdeathsig = syscall.SIGKILL
-}
-
-// superviseExecs answers the exec filter of a directly started sandbox
-// until every process of it is gone.
-func superviseExecs(fd int, pol Policy) {
-	defer unix.Close(fd)
-	first := true
-	for {
-		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		if _, err := unix.Poll(pfd, -1); err != nil {
-			if err == unix.EINTR {
-				continue
-			}
-			return
-		}
-		if pfd[0].Revents&unix.POLLIN == 0 {
-			return // POLLHUP: no process uses the filter any more
-		}
-		var n seccompNotif
-		if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n))); errno != 0 {
-			if errno == unix.EINTR || errno == unix.ENOENT {
-				continue
-			}
-			return
-		}
-		resp := seccompNotifResp{id: n.id, flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
-		switch {
-		case first:
-			first = false
-			if pol.MaxProcs > 0 {
-				lim := unix.Rlimit{Cur: uint64(pol.MaxProcs), Max: uint64(pol.MaxProcs)}
-				if err := unix.Prlimit(int(n.pid), unix.RLIMIT_NPROC, &lim, nil); err != nil {
-					resp.flags, resp.error = 0, -int32(unix.EPERM) // no cap, no run
-				}
-			}
-		case pol.ExecOnce:
-			resp.flags, resp.error = 0, -int32(unix.EPERM)
-		}
-		unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
-	}
 }
 
 // CatchesSIGTERM reports whether process pid has a handler for SIGTERM
