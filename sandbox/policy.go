@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Mode is the user's choice of how much to enforce.
@@ -159,6 +160,18 @@ var systemRead = []string{
 // it may start subprocesses.
 var systemExec = []string{"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"}
 
+// existingSystem is which of the system paths exist, looked up once per
+// process: they do not come and go between runs.
+var existingSystem = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range slices.Concat(systemRead, systemExec, []string{"/dev/null"}) {
+		if _, err := os.Lstat(p); err == nil {
+			m[p] = true
+		}
+	}
+	return m
+})
+
 // Build turns declared permissions into a policy for t.
 //
 // Filesystem: a glob grants its longest literal folder prefix (output/**
@@ -177,6 +190,14 @@ var systemExec = []string{"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"}
 // system folders and the skill folder.
 func Build(p Permissions, t Target) (Policy, error) {
 	pol := Policy{Net: NetNone, MaxProcs: DefaultMaxProcs}
+	sys := existingSystem()
+	addSystem := func(paths []string, a Access) {
+		for _, p := range paths {
+			if sys[p] {
+				pol.Rules = append(pol.Rules, Rule{Path: p, Access: a})
+			}
+		}
+	}
 	add := func(path string, a Access) {
 		if path == "" {
 			return
@@ -186,19 +207,15 @@ func Build(p Permissions, t Target) (Policy, error) {
 		}
 		pol.Rules = append(pol.Rules, Rule{Path: path, Access: a})
 	}
-	for _, s := range systemRead {
-		add(s, Read)
-	}
-	add("/dev/null", Read|Write)
+	addSystem(systemRead, Read)
+	addSystem([]string{"/dev/null"}, Read|Write)
 	add(t.TempDir, Read|Write)
 	subprocess := !p.Declared || p.AllowSubprocess
 	pol.ExecOnce = !subprocess
 	skillAccess := Read
 	if subprocess {
 		skillAccess |= Exec
-		for _, s := range systemExec {
-			add(s, Read|Exec)
-		}
+		addSystem(systemExec, Read|Exec)
 	}
 	add(t.SkillDir, skillAccess)
 	add(t.Program, Read|Exec)
