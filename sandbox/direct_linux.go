@@ -4,11 +4,13 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -21,46 +23,82 @@ func NeedsLauncher(pol Policy) bool {
 	return pol.Net == NetProxy && pol.ProxySocket != "" && pol.ProxyPort > 0
 }
 
+// Running is a handler started by Start.
+type Running struct {
+	pid1    bool // the handler is PID 1 of its own PID namespace
+	signals chan signalReq
+	release chan struct{}
+	once    sync.Once
+}
+
+type signalReq struct {
+	sig  syscall.Signal
+	done chan struct{}
+}
+
 // Start starts cmd (not yet started; Path, Args, Env, Dir and
 // SysProcAttr set) confined by pol without a launcher, which is what
-// makes a confined run cheap: no second Go program starts. The handler
-// itself is created in new user and PID namespaces (SysProcAttr), so it
-// is PID 1 of its namespace and everything it starts dies with it.
-// Landlock, no_new_privs and the seccomp filter (see specFor) are
-// applied to one dedicated thread of this process, which forks the
-// handler (the child inherits them) and then waits, unused, until done
-// is called, so that Pdeathsig (tied to the forking thread) holds for
-// the whole run; then the thread ends with its goroutine. The filter
+// makes a confined run cheap: no second Go program starts. Landlock,
+// no_new_privs and the seccomp filter (see specFor) are applied to one
+// dedicated thread of this process, which forks the handler (the child
+// inherits them) and then serves the Running until Done, so that
+// Pdeathsig (tied to the forking thread) holds for the whole run; then
+// the thread ends with its goroutine.
+//
+// Where Landlock scopes signals (ABI 6) and pol lets the handler start
+// programs (the default profile), no namespace is created: a new user
+// namespace makes os/exec fork the whole Go process instead of vfork,
+// which is most of a confined start's cost. Everything the handler
+// starts stays in its Landlock domain, whatever setsid or double fork it
+// does, and Signal reaches exactly that domain: the forking thread,
+// inside the same domain, sends kill(-1), which Landlock lets through
+// only to processes of the domain (and the kernel never to this
+// process). Sockets are refused by the filter and TCP by Landlock, so no
+// network namespace is needed either.
+//
+// Otherwise (pol.ExecOnce, or an older Landlock) the handler is created
+// in new user and PID namespaces, PID 1 of its namespace, and the filter
 // sends every execve of the sandbox to this process: the first (the
 // handler's) gets the process cap (RLIMIT_NPROC, set on the waiting
 // child before it runs a single instruction of the handler) and
 // continues; later ones continue, or with pol.ExecOnce fail with EPERM.
 //
-// No network namespace is created: with no network the filter refuses
-// every socket() and Landlock every TCP connect and bind, which costs
-// nothing per run, while creating and tearing down a network namespace
-// does.
-//
-// Call done after cmd.Wait.
-func Start(cmd *exec.Cmd, pol Policy) (done func(), err error) {
+// Call Done after cmd.Wait.
+func Start(cmd *exec.Cmd, pol Policy) (*Running, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
 	if NeedsLauncher(pol) {
 		return nil, errors.New("sandbox: a proxy policy needs the launcher (Wrap)")
 	}
-	namespaces(cmd)
+	r := &Running{signals: make(chan signalReq), release: make(chan struct{})}
 	spec := specFor(pol)
-	spec.notifyExec = true
 	sup := &supervisor{execOnce: pol.ExecOnce}
-	if pol.MaxProcs > 0 {
-		lim := unix.Rlimit{Cur: uint64(pol.MaxProcs), Max: uint64(pol.MaxProcs)}
-		sup.onFirstExec = func(pid int) error { return unix.Prlimit(pid, unix.RLIMIT_NPROC, &lim, nil) }
+	if pol.ExecOnce || abiVersion() < 6 {
+		r.pid1 = true
+		namespaces(cmd)
+		spec.notifyExec = true
+		if pol.MaxProcs > 0 {
+			lim := unix.Rlimit{Cur: uint64(pol.MaxProcs), Max: uint64(pol.MaxProcs)}
+			sup.onFirstExec = func(pid int) error { return unix.Prlimit(pid, unix.RLIMIT_NPROC, &lim, nil) }
+		}
+	} else {
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
 	started := make(chan error, 1)
-	release := make(chan struct{})
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		if !r.pid1 {
+			// No user namespace to leave the capabilities behind in: a
+			// handler of a skillpm running as root would hold them all.
+			if err := dropCapabilities(); err != nil {
+				started <- err
+				return
+			}
+		}
 		if err := restrict(pol); err != nil {
 			started <- err
 			return
@@ -74,13 +112,87 @@ func Start(cmd *exec.Cmd, pol Policy) (done func(), err error) {
 			return
 		}
 		started <- nil
-		<-release
+		for {
+			select {
+			case <-r.release:
+				return
+			case req := <-r.signals:
+				signalDomain(req.sig)
+				close(req.done)
+			}
+		}
 	}()
 	if err := <-started; err != nil {
 		return nil, err
 	}
-	return func() { close(release) }, nil
+	return r, nil
 }
+
+// dropCapabilities empties the calling thread's capability sets,
+// bounding set included (capabilities are per thread), so that what it
+// starts holds none, even after executing as root: execve gives uid 0 the
+// bounding set, which is then empty.
+func dropCapabilities() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capabilities: %w", err)
+	}
+	if data[0].Permitted == 0 && data[1].Permitted == 0 && os.Geteuid() != 0 {
+		return nil // nothing to drop, and no root to regain it on execve
+	}
+	for c := 0; c <= 63; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err == unix.EINVAL {
+			break // past the kernel's last capability
+		} else if err != nil {
+			return fmt.Errorf("capabilities: drop %d from the bounding set: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("capabilities: ambient: %w", err)
+	}
+	data = [2]unix.CapUserData{}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capabilities: %w", err)
+	}
+	return nil
+}
+
+// signalDomain sends sig to every process this thread's Landlock domain
+// may signal: those of the sandbox. kill(-1) skips this process. SIGKILL
+// is repeated until nothing is left, so that a process forked while the
+// first pass ran is caught too.
+func signalDomain(sig syscall.Signal) {
+	for i := 0; i < 10; i++ {
+		if err := syscall.Kill(-1, sig); err != nil || sig != syscall.SIGKILL {
+			return // ESRCH or EPERM: nothing (more) in the domain
+		}
+		runtime.Gosched()
+	}
+}
+
+// PID1 reports whether the handler is PID 1 of its own PID namespace:
+// the kernel then drops a SIGTERM it does not catch.
+func (r *Running) PID1() bool { return r.pid1 }
+
+// Signal sends sig to every process of the sandbox that is still
+// running. With a PID namespace, it does nothing: the namespace ends
+// with its PID 1, and the caller signals that.
+func (r *Running) Signal(sig syscall.Signal) {
+	if r.pid1 {
+		return
+	}
+	req := signalReq{sig: sig, done: make(chan struct{})}
+	select {
+	case r.signals <- req:
+		<-req.done
+	case <-r.release:
+	}
+}
+
+// Done ends the run's forking thread; call it after cmd.Wait (and any
+// last Signal).
+func (r *Running) Done() { r.once.Do(func() { close(r.release) }) }
 
 // namespaces sets cmd's SysProcAttr: new user and PID namespaces, and
 // SIGKILL when the forking thread (and so skillpm) dies. No uid or gid

@@ -83,7 +83,7 @@ func BenchmarkLaunch(b *testing.B) {
 			if err := cmd.Wait(); err != nil {
 				b.Fatal(err)
 			}
-			done()
+			done.Done()
 		}
 	})
 	b.Run("launcher", func(b *testing.B) { run(b, func(cmd *exec.Cmd) error { return Wrap(cmd, pol, self) }) })

@@ -67,3 +67,23 @@ func TestSandboxUnixSocketOutside(t *testing.T) {
 		t.Fatalf("socketpair: %s, %v, stderr %q; want it to work", res.Output, err, res.Stderr)
 	}
 }
+
+// TestSandboxNoCapabilities: a handler holds no capabilities, whatever
+// skillpm runs as (these tests run as root in CI), under the default
+// profile (no namespaces) and under declared permissions (a user
+// namespace), and cannot regain them by executing a program as uid 0.
+func TestSandboxNoCapabilities(t *testing.T) {
+	body := "#!/bin/bash\ncat >/dev/null\neff=$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)\nbnd=$(sed -n 's/^CapBnd:[[:space:]]*//p' /proc/self/status)\necho \"{\\\"eff\\\":\\\"$eff\\\",\\\"bnd\\\":\\\"$bnd\\\"}\"\n"
+	allowed := universal
+	allowed.AllowSubprocess = true
+	for _, perms := range []sandbox.Permissions{{}, allowed} {
+		opts, _ := confined(t, sandbox.Default)
+		res, err := runHostile(t, "scripts/h.sh", body, perms, opts, "")
+		if err != nil {
+			t.Fatalf("declared=%v: %v, stderr %q", perms.Declared, err, res.Stderr)
+		}
+		if want := `"eff":"0000000000000000","bnd":"0000000000000000"`; !strings.Contains(string(res.Output), want) {
+			t.Fatalf("declared=%v: %s; want %s", perms.Declared, res.Output, want)
+		}
+	}
+}
