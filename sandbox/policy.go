@@ -2,14 +2,19 @@
 // permissions) into an enforced policy for the process that runs one of its
 // tools, and applies it.
 //
-// The policy type and [Build] are platform-neutral. On Linux, [Wrap]
+// The policy type and [Build] are platform-neutral. On Linux, [Start]
+// starts a handler from a dedicated thread that holds the policy's
+// Landlock filesystem, TCP and scope rules and a seccomp filter (no unix
+// sockets, no sockets at all without network, exec control), which the
+// handler inherits: with subprocesses allowed and Landlock ABI 6, in no
+// namespace at all (the run is held together by its Landlock domain, see
+// [Running.Signal]); otherwise in new user and PID namespaces. A policy
+// that goes through the filtering [Proxy] needs [Wrap] instead: it
 // rewrites an *exec.Cmd so that it starts skillpm itself as a small
 // launcher (the hidden "__sandbox-exec" entry point, see [IsLauncher] and
-// [Launch]) inside new user, PID and (when no network is allowed) network
-// namespaces; the launcher applies Landlock filesystem, TCP and scope rules
-// to itself, then starts the handler and stays as PID 1 of the namespace,
-// so that everything the handler starts dies with it. Other platforms
-// report [ErrUnsupported].
+// [Launch]) in new user, PID and network namespaces, which runs the
+// forwarder to the proxy and stays PID 1. Other platforms report
+// [ErrUnsupported].
 package sandbox
 
 import (
@@ -114,7 +119,9 @@ type Policy struct {
 	// program through the handler's ELF loader.
 	ExecOnce bool `json:"exec_once,omitempty"`
 	// MaxProcs caps the processes of the sandbox (RLIMIT_NPROC in its own
-	// user namespace), against fork bombs; 0 leaves the limit alone.
+	// user namespace), against fork bombs; 0 leaves the limit alone. It
+	// applies where the sandbox has a user namespace (see Start): outside
+	// one, RLIMIT_NPROC would count every process of the user.
 	MaxProcs int `json:"max_procs,omitempty"`
 }
 
