@@ -98,7 +98,7 @@ type Net string
 
 // Network modes.
 const (
-	NetNone  Net = "none"  // no connections at all (own network namespace, no TCP connect)
+	NetNone  Net = "none"  // no connections at all (no socket(), no TCP connect)
 	NetProxy Net = "proxy" // TCP only to the filtering proxy on loopback
 	NetAll   Net = "all"   // unrestricted
 )
@@ -334,7 +334,7 @@ func Describe(mode Mode, p Permissions) Summary {
 			list(p.Read), list(p.Write))
 		switch {
 		case slices.Contains(p.Outbound, "*"):
-			s.Network = "unrestricted"
+			s.Network = "unrestricted, but no unix sockets"
 		case len(p.Outbound) > 0:
 			s.Network = "only " + strings.Join(p.Outbound, ", ") + " through the filtering proxy"
 		}
