@@ -4,13 +4,14 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -22,114 +23,190 @@ func NeedsLauncher(pol Policy) bool {
 	return pol.Net == NetProxy && pol.ProxySocket != "" && pol.ProxyPort > 0
 }
 
+// Running is a handler started by Start.
+type Running struct {
+	pid1    bool // the handler is PID 1 of its own PID namespace
+	signals chan signalReq
+	release chan struct{}
+	once    sync.Once
+}
+
+type signalReq struct {
+	sig  syscall.Signal
+	done chan struct{}
+}
+
 // Start starts cmd (not yet started; Path, Args, Env, Dir and
 // SysProcAttr set) confined by pol without a launcher, which is what
-// makes a confined run cheap: no second Go program starts. The handler
-// itself is created in new user, PID and network namespaces
-// (SysProcAttr), so it is PID 1 of its namespace and everything it
-// starts dies with it. Landlock, no_new_privs and a seccomp filter are
-// applied to one dedicated thread of this process, which forks the
-// handler (the child inherits them) and then waits, unused, until done
-// is called, so that Pdeathsig (tied to the forking thread) holds for
-// the whole run; then the thread ends with its goroutine. The seccomp
-// filter sends every execve of the sandbox to this process: the first
-// (the handler's) gets the process cap (RLIMIT_NPROC, set on the waiting
+// makes a confined run cheap: no second Go program starts. Landlock,
+// no_new_privs and the seccomp filter (see specFor) are applied to one
+// dedicated thread of this process, which forks the handler (the child
+// inherits them) and then serves the Running until Done, so that
+// Pdeathsig (tied to the forking thread) holds for the whole run; then
+// the thread ends with its goroutine.
+//
+// Where Landlock scopes signals (ABI 6) and pol lets the handler start
+// programs (the default profile), no namespace is created: a new user
+// namespace makes os/exec fork the whole Go process instead of vfork,
+// which is most of a confined start's cost. Everything the handler
+// starts stays in its Landlock domain, whatever setsid or double fork it
+// does, and Signal reaches exactly that domain: the forking thread,
+// inside the same domain, sends kill(-1), which Landlock lets through
+// only to processes of the domain (and the kernel never to this
+// process). Sockets are refused by the filter and TCP by Landlock, so no
+// network namespace is needed either.
+//
+// Otherwise (pol.ExecOnce, or an older Landlock) the handler is created
+// in new user and PID namespaces, PID 1 of its namespace, and the filter
+// sends every execve of the sandbox to this process: the first (the
+// handler's) gets the process cap (RLIMIT_NPROC, set on the waiting
 // child before it runs a single instruction of the handler) and
 // continues; later ones continue, or with pol.ExecOnce fail with EPERM.
 //
-// Call done after cmd.Wait.
-func Start(cmd *exec.Cmd, pol Policy) (done func(), err error) {
+// Call Done after cmd.Wait.
+func Start(cmd *exec.Cmd, pol Policy) (*Running, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
 	if NeedsLauncher(pol) {
 		return nil, errors.New("sandbox: a proxy policy needs the launcher (Wrap)")
 	}
-	namespaces(cmd, pol)
+	r := &Running{signals: make(chan signalReq), release: make(chan struct{})}
+	spec := specFor(pol)
+	sup := &supervisor{execOnce: pol.ExecOnce}
+	if pol.ExecOnce || abiVersion() < 6 {
+		r.pid1 = true
+		namespaces(cmd)
+		spec.notifyExec = true
+		if pol.MaxProcs > 0 {
+			lim := unix.Rlimit{Cur: uint64(pol.MaxProcs), Max: uint64(pol.MaxProcs)}
+			sup.onFirstExec = func(pid int) error { return unix.Prlimit(pid, unix.RLIMIT_NPROC, &lim, nil) }
+		}
+	} else {
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	}
 	started := make(chan error, 1)
-	release := make(chan struct{})
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		if !r.pid1 {
+			// No user namespace to leave the capabilities behind in: a
+			// handler of a skillpm running as root would hold them all.
+			if err := dropCapabilities(); err != nil {
+				started <- err
+				return
+			}
+		}
 		if err := restrict(pol); err != nil {
 			started <- err
 			return
 		}
-		fd, err := installExecFilter()
-		if err != nil {
+		if err := applyFilter(spec, sup, false); err != nil {
 			started <- err
 			return
 		}
-		go superviseExecs(fd, pol)
 		if err := cmd.Start(); err != nil {
 			started <- err
 			return
 		}
 		started <- nil
-		<-release
+		for {
+			select {
+			case <-r.release:
+				return
+			case req := <-r.signals:
+				signalDomain(req.sig)
+				close(req.done)
+			}
+		}
 	}()
 	if err := <-started; err != nil {
 		return nil, err
 	}
-	return func() { close(release) }, nil
+	return r, nil
 }
 
-// namespaces sets cmd's SysProcAttr for pol: new user and PID
-// namespaces, a new network namespace unless the network is allowed, and
+// dropCapabilities empties the calling thread's capability sets,
+// bounding set included (capabilities are per thread), so that what it
+// starts holds none, even after executing as root: execve gives uid 0 the
+// bounding set, which is then empty.
+func dropCapabilities() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capabilities: %w", err)
+	}
+	if data[0].Permitted == 0 && data[1].Permitted == 0 && os.Geteuid() != 0 {
+		return nil // nothing to drop, and no root to regain it on execve
+	}
+	for c := 0; c <= 63; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err == unix.EINVAL {
+			break // past the kernel's last capability
+		} else if err != nil {
+			return fmt.Errorf("capabilities: drop %d from the bounding set: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("capabilities: ambient: %w", err)
+	}
+	data = [2]unix.CapUserData{}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capabilities: %w", err)
+	}
+	return nil
+}
+
+// signalDomain sends sig to every process this thread's Landlock domain
+// may signal: those of the sandbox. kill(-1) skips this process. SIGKILL
+// is repeated until nothing is left, so that a process forked while the
+// first pass ran is caught too.
+func signalDomain(sig syscall.Signal) {
+	for i := 0; i < 10; i++ {
+		if err := syscall.Kill(-1, sig); err != nil || sig != syscall.SIGKILL {
+			return // ESRCH or EPERM: nothing (more) in the domain
+		}
+		runtime.Gosched()
+	}
+}
+
+// PID1 reports whether the handler is PID 1 of its own PID namespace:
+// the kernel then drops a SIGTERM it does not catch.
+func (r *Running) PID1() bool { return r.pid1 }
+
+// Signal sends sig to every process of the sandbox that is still
+// running. With a PID namespace, it does nothing: the namespace ends
+// with its PID 1, and the caller signals that.
+func (r *Running) Signal(sig syscall.Signal) {
+	if r.pid1 {
+		return
+	}
+	req := signalReq{sig: sig, done: make(chan struct{})}
+	select {
+	case r.signals <- req:
+		<-req.done
+	case <-r.release:
+	}
+}
+
+// Done ends the run's forking thread; call it after cmd.Wait (and any
+// last Signal).
+func (r *Running) Done() { r.once.Do(func() { close(r.release) }) }
+
+// namespaces sets cmd's SysProcAttr: new user and PID namespaces, and
 // SIGKILL when the forking thread (and so skillpm) dies. No uid or gid
 // map is written: the forking thread is confined by Landlock, which
 // denies writing /proc/PID/uid_map, and the handler needs none. Inside,
 // its ids show as the overflow id (65534, nobody); files keep the
 // caller's ids, and it holds no capabilities after its execve.
-func namespaces(cmd *exec.Cmd, pol Policy) {
+func namespaces(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	a := cmd.SysProcAttr
 	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID
-	if pol.Net != NetAll {
-		a.Cloneflags |= syscall.CLONE_NEWNET
-	}
 	a.Pdeathsig = syscall.SIGKILL
-}
-
-// superviseExecs answers the exec filter of a directly started sandbox
-// until every process of it is gone.
-func superviseExecs(fd int, pol Policy) {
-	defer unix.Close(fd)
-	first := true
-	for {
-		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		if _, err := unix.Poll(pfd, -1); err != nil {
-			if err == unix.EINTR {
-				continue
-			}
-			return
-		}
-		if pfd[0].Revents&unix.POLLIN == 0 {
-			return // POLLHUP: no process uses the filter any more
-		}
-		var n seccompNotif
-		if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n))); errno != 0 {
-			if errno == unix.EINTR || errno == unix.ENOENT {
-				continue
-			}
-			return
-		}
-		resp := seccompNotifResp{id: n.id, flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
-		switch {
-		case first:
-			first = false
-			if pol.MaxProcs > 0 {
-				lim := unix.Rlimit{Cur: uint64(pol.MaxProcs), Max: uint64(pol.MaxProcs)}
-				if err := unix.Prlimit(int(n.pid), unix.RLIMIT_NPROC, &lim, nil); err != nil {
-					resp.flags, resp.error = 0, -int32(unix.EPERM) // no cap, no run
-				}
-			}
-		case pol.ExecOnce:
-			resp.flags, resp.error = 0, -int32(unix.EPERM)
-		}
-		unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
-	}
 }
 
 // CatchesSIGTERM reports whether process pid has a handler for SIGTERM

@@ -4,7 +4,7 @@ package sandbox
 
 import (
 	"fmt"
-	"os"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -128,20 +128,64 @@ func restrict(pol Policy) error {
 	return nil
 }
 
+// pathHandle is an O_PATH descriptor of a rule's path.
+type pathHandle struct {
+	fd  int
+	dir bool
+}
+
+// systemHandles keeps the descriptors of the system paths every policy
+// grants open for the life of the process (close-on-exec), so that a run
+// does not open the same two dozen paths again.
+var (
+	systemHandlesMu sync.Mutex
+	systemHandles   = map[string]pathHandle{}
+)
+
+// openPath opens path with O_PATH (following symlinks); close reports
+// whether the caller must close the descriptor.
+func openPath(path string) (h pathHandle, close bool, err error) {
+	system := existingSystem()[path]
+	if system {
+		systemHandlesMu.Lock()
+		defer systemHandlesMu.Unlock()
+		if h, ok := systemHandles[path]; ok {
+			return h, false, nil
+		}
+	}
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return h, false, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return h, false, err
+	}
+	h = pathHandle{fd: fd, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR}
+	if system {
+		systemHandles[path] = h
+		return h, false, nil
+	}
+	return h, true, nil
+}
+
 func addPathRule(rulesetFD int, r Rule, handled uint64) error {
-	f, err := os.OpenFile(r.Path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	h, mustClose, err := openPath(r.Path)
 	if err != nil {
 		return nil // gone since the policy was built: nothing to grant
 	}
-	defer f.Close()
+	if mustClose {
+		defer unix.Close(h.fd)
+	}
 	allowed := rights(r.Access) & handled
-	if st, err := f.Stat(); err == nil && !st.IsDir() {
+	if !h.dir {
 		allowed &= fileRights
 	}
 	if allowed == 0 {
 		return nil
 	}
-	pb := unix.LandlockPathBeneathAttr{Allowed_access: allowed, Parent_fd: int32(f.Fd())}
+	pb := unix.LandlockPathBeneathAttr{Allowed_access: allowed, Parent_fd: int32(h.fd)}
 	if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(rulesetFD), unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&pb)), 0, 0, 0); errno != 0 {
 		return fmt.Errorf("landlock: allow %s: %w", r.Path, errno)
 	}

@@ -24,8 +24,9 @@ func TestMain(m *testing.M) {
 
 // BenchmarkLaunch splits the cost of a confined start of /bin/true: a
 // plain fork+exec; the same in new user, PID and network namespaces
-// (the kernel's share); confined by Start (namespaces, Landlock and the
-// exec filter, no second program); through the launcher (this test binary, which
+// (the kernel's share); confined by Start (declared permissions:
+// namespaces, Landlock and the exec filter; the default profile: no
+// namespaces; no second program either way); through the launcher (this test binary, which
 // links little: the re-exec, Landlock and seccomp); and through the
 // launcher named by $SKILLPM_LAUNCHER (the skillpm binary, whose package
 // initialisation is the difference), when set.
@@ -72,20 +73,30 @@ func BenchmarkLaunch(b *testing.B) {
 			})
 		})
 	}
-	b.Run("start", func(b *testing.B) {
-		for b.Loop() {
-			cmd := exec.Command(prog)
-			cmd.Env = []string{}
-			done, err := Start(cmd, pol)
-			if err != nil {
-				b.Fatal(err)
+	def, err := Build(Permissions{}, Target{WorkDir: b.TempDir(), TempDir: b.TempDir(), Program: prog, Runtime: rt})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// start: declared permissions without subprocesses (user and PID
+	// namespaces, exec supervisor); start-default: the default profile
+	// (no namespaces).
+	for name, p := range map[string]Policy{"start": pol, "start-default": def} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command(prog)
+				cmd.Env = []string{}
+				r, err := Start(cmd, p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := cmd.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				r.Signal(syscall.SIGKILL)
+				r.Done()
 			}
-			if err := cmd.Wait(); err != nil {
-				b.Fatal(err)
-			}
-			done()
-		}
-	})
+		})
+	}
 	b.Run("launcher", func(b *testing.B) { run(b, func(cmd *exec.Cmd) error { return Wrap(cmd, pol, self) }) })
 	if l := os.Getenv("SKILLPM_LAUNCHER"); l != "" {
 		b.Run("launcher-skillpm", func(b *testing.B) { run(b, func(cmd *exec.Cmd) error { return Wrap(cmd, pol, l) }) })

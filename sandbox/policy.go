@@ -2,14 +2,19 @@
 // permissions) into an enforced policy for the process that runs one of its
 // tools, and applies it.
 //
-// The policy type and [Build] are platform-neutral. On Linux, [Wrap]
+// The policy type and [Build] are platform-neutral. On Linux, [Start]
+// starts a handler from a dedicated thread that holds the policy's
+// Landlock filesystem, TCP and scope rules and a seccomp filter (no unix
+// sockets, no sockets at all without network, exec control), which the
+// handler inherits: with subprocesses allowed and Landlock ABI 6, in no
+// namespace at all (the run is held together by its Landlock domain, see
+// [Running.Signal]); otherwise in new user and PID namespaces. A policy
+// that goes through the filtering [Proxy] needs [Wrap] instead: it
 // rewrites an *exec.Cmd so that it starts skillpm itself as a small
 // launcher (the hidden "__sandbox-exec" entry point, see [IsLauncher] and
-// [Launch]) inside new user, PID and (when no network is allowed) network
-// namespaces; the launcher applies Landlock filesystem, TCP and scope rules
-// to itself, then starts the handler and stays as PID 1 of the namespace,
-// so that everything the handler starts dies with it. Other platforms
-// report [ErrUnsupported].
+// [Launch]) in new user, PID and network namespaces, which runs the
+// forwarder to the proxy and stays PID 1. Other platforms report
+// [ErrUnsupported].
 package sandbox
 
 import (
@@ -20,6 +25,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Mode is the user's choice of how much to enforce.
@@ -92,7 +98,7 @@ type Net string
 
 // Network modes.
 const (
-	NetNone  Net = "none"  // no connections at all (own network namespace, no TCP connect)
+	NetNone  Net = "none"  // no connections at all (no socket(), no TCP connect)
 	NetProxy Net = "proxy" // TCP only to the filtering proxy on loopback
 	NetAll   Net = "all"   // unrestricted
 )
@@ -113,7 +119,9 @@ type Policy struct {
 	// program through the handler's ELF loader.
 	ExecOnce bool `json:"exec_once,omitempty"`
 	// MaxProcs caps the processes of the sandbox (RLIMIT_NPROC in its own
-	// user namespace), against fork bombs; 0 leaves the limit alone.
+	// user namespace), against fork bombs; 0 leaves the limit alone. It
+	// applies where the sandbox has a user namespace (see Start): outside
+	// one, RLIMIT_NPROC would count every process of the user.
 	MaxProcs int `json:"max_procs,omitempty"`
 }
 
@@ -159,6 +167,18 @@ var systemRead = []string{
 // it may start subprocesses.
 var systemExec = []string{"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"}
 
+// existingSystem is which of the system paths exist, looked up once per
+// process: they do not come and go between runs.
+var existingSystem = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range slices.Concat(systemRead, systemExec, []string{"/dev/null"}) {
+		if _, err := os.Lstat(p); err == nil {
+			m[p] = true
+		}
+	}
+	return m
+})
+
 // Build turns declared permissions into a policy for t.
 //
 // Filesystem: a glob grants its longest literal folder prefix (output/**
@@ -177,6 +197,14 @@ var systemExec = []string{"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"}
 // system folders and the skill folder.
 func Build(p Permissions, t Target) (Policy, error) {
 	pol := Policy{Net: NetNone, MaxProcs: DefaultMaxProcs}
+	sys := existingSystem()
+	addSystem := func(paths []string, a Access) {
+		for _, p := range paths {
+			if sys[p] {
+				pol.Rules = append(pol.Rules, Rule{Path: p, Access: a})
+			}
+		}
+	}
 	add := func(path string, a Access) {
 		if path == "" {
 			return
@@ -186,19 +214,15 @@ func Build(p Permissions, t Target) (Policy, error) {
 		}
 		pol.Rules = append(pol.Rules, Rule{Path: path, Access: a})
 	}
-	for _, s := range systemRead {
-		add(s, Read)
-	}
-	add("/dev/null", Read|Write)
+	addSystem(systemRead, Read)
+	addSystem([]string{"/dev/null"}, Read|Write)
 	add(t.TempDir, Read|Write)
 	subprocess := !p.Declared || p.AllowSubprocess
 	pol.ExecOnce = !subprocess
 	skillAccess := Read
 	if subprocess {
 		skillAccess |= Exec
-		for _, s := range systemExec {
-			add(s, Read|Exec)
-		}
+		addSystem(systemExec, Read|Exec)
 	}
 	add(t.SkillDir, skillAccess)
 	add(t.Program, Read|Exec)
@@ -310,7 +334,7 @@ func Describe(mode Mode, p Permissions) Summary {
 			list(p.Read), list(p.Write))
 		switch {
 		case slices.Contains(p.Outbound, "*"):
-			s.Network = "unrestricted"
+			s.Network = "unrestricted, but no unix sockets"
 		case len(p.Outbound) > 0:
 			s.Network = "only " + strings.Join(p.Outbound, ", ") + " through the filtering proxy"
 		}

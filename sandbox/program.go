@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 )
 
 // ErrScript is returned by ProgramPaths for a program that is a "#!"
@@ -20,7 +22,35 @@ var ErrScript = errors.New("program is a script")
 // folders (for /opt/python/bin/python3, /opt/python) and its ELF loader.
 // A "#!" script gives ErrScript: the caller should find the real
 // interpreter (Python's sys.executable, Node's process.execPath).
+//
+// Answers are remembered per program for as long as the file it names
+// stays the same (same inode, size and modification time), so that a
+// second run of the same interpreter costs one stat.
 func ProgramPaths(program string) (real string, runtime []string, err error) {
+	st, serr := os.Stat(program)
+	if v, ok := programs.Load(program); ok && serr == nil {
+		if c := v.(programAnswer); os.SameFile(c.st, st) && c.st.Size() == st.Size() && c.st.ModTime().Equal(st.ModTime()) {
+			return c.real, slices.Clone(c.runtime), c.err
+		}
+	}
+	real, runtime, err = programPaths(program)
+	if serr == nil && (err == nil || errors.Is(err, ErrScript)) {
+		programs.Store(program, programAnswer{st: st, real: real, runtime: slices.Clone(runtime), err: err})
+	}
+	return real, runtime, err
+}
+
+// programs remembers ProgramPaths' answers: program -> programAnswer.
+var programs sync.Map
+
+type programAnswer struct {
+	st      os.FileInfo
+	real    string
+	runtime []string
+	err     error
+}
+
+func programPaths(program string) (real string, runtime []string, err error) {
 	real, err = filepath.EvalSymlinks(program)
 	if err != nil {
 		return "", nil, fmt.Errorf("resolve %s: %w", program, err)

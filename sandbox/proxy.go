@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,8 +29,12 @@ const InProxyPort = 3128
 // 127.0.0.1:InProxyPort to.
 type Proxy struct {
 	allow []hostRule
-	// Dial connects to an allowed host:port. Default: a net.Dialer with a
-	// 10 s timeout, resolving through the system resolver.
+	// Resolve looks up the addresses of an allowed host name; the proxy
+	// checks them (see resolve) and connects to one of them. Default: the
+	// system resolver.
+	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
+	// Dial connects to a checked address, IP:port. Default: a net.Dialer
+	// with a 10 s timeout.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	mu     sync.Mutex
@@ -76,10 +81,17 @@ func NewProxy(outbound []string) (*Proxy, error) {
 	return &Proxy{allow: rules}, nil
 }
 
-// Allowed reports whether host:port may be reached.
+// Allowed reports whether host:port is in the allow-list (by name; see
+// resolve for where a name may lead).
 func (p *Proxy) Allowed(host, port string) bool {
-	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
-	return slices.ContainsFunc(p.allow, func(r hostRule) bool {
+	_, ok := p.rule(host, port)
+	return ok
+}
+
+// rule returns the allow-list entry that grants host:port.
+func (p *Proxy) rule(host, port string) (hostRule, bool) {
+	host = canonHost(host)
+	i := slices.IndexFunc(p.allow, func(r hostRule) bool {
 		if r.port != "" && r.port != port {
 			return false
 		}
@@ -88,26 +100,76 @@ func (p *Proxy) Allowed(host, port string) bool {
 		}
 		return host == r.host
 	})
+	if i < 0 {
+		return hostRule{}, false
+	}
+	return p.allow[i], true
 }
 
-// Denied returns the host:port pairs the proxy refused, in order, once
-// each.
+// canonHost lower-cases a host, drops brackets and a trailing dot, and
+// writes an IP address in its canonical form.
+func canonHost(host string) string {
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a.Unmap().String()
+	}
+	return host
+}
+
+// Denied returns what the proxy refused, in order, once each: host:port
+// and why ("not in network.outbound", or where an allowed name led).
 func (p *Proxy) Denied() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.denied)
 }
 
-func (p *Proxy) deny(w http.ResponseWriter, hostport string) {
+// deny refuses hostport with 403; why is "" for a host not in the
+// allow-list.
+func (p *Proxy) deny(w http.ResponseWriter, hostport, why string) {
+	entry := hostport + " (not in network.outbound)"
+	msg := hostport + " is not in the tool's network.outbound"
+	if why != "" {
+		entry = hostport + " (" + why + ")"
+		msg = hostport + ": " + why
+	}
 	p.mu.Lock()
-	if !slices.Contains(p.denied, hostport) && len(p.denied) < 100 {
-		p.denied = append(p.denied, hostport)
+	if !slices.Contains(p.denied, entry) && len(p.denied) < 100 {
+		p.denied = append(p.denied, entry)
 	}
 	p.mu.Unlock()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Skillpm-Denied", hostport)
 	w.WriteHeader(http.StatusForbidden)
-	fmt.Fprintf(w, "skillpm sandbox: PERMISSION_DENIED: %s is not in the tool's network.outbound\n", hostport)
+	fmt.Fprintf(w, "skillpm sandbox: PERMISSION_DENIED: %s\n", msg)
+}
+
+// open checks host:port against the allow-list and where the name
+// leads, and connects to the checked address. It answers the request
+// itself (403, 502) and returns nil when it does not connect.
+func (p *Proxy) open(w http.ResponseWriter, r *http.Request, host, port string) net.Conn {
+	hostport := net.JoinHostPort(host, port)
+	rule, ok := p.rule(host, port)
+	if !ok {
+		p.deny(w, hostport, "")
+		return nil
+	}
+	addrs, err := p.resolve(r.Context(), canonHost(host), rule)
+	var ref *refusal
+	if errors.As(err, &ref) {
+		p.deny(w, hostport, ref.reason)
+		return nil
+	}
+	if err != nil {
+		http.Error(w, "skillpm sandbox proxy: "+err.Error(), http.StatusBadGateway)
+		return nil
+	}
+	c, err := p.dialChecked(r.Context(), addrs, port)
+	if err != nil {
+		http.Error(w, "skillpm sandbox proxy: "+err.Error(), http.StatusBadGateway)
+		return nil
+	}
+	return c
 }
 
 // Serve serves the proxy on l until Close. It returns nil after Close.
@@ -155,18 +217,26 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if port == "" {
 		port = "80"
 	}
-	hostport := net.JoinHostPort(host, port)
-	if !p.Allowed(host, port) {
-		p.deny(w, hostport)
+	up := p.open(w, r, host, port)
+	if up == nil {
 		return
 	}
+	defer up.Close() // the transport's own close makes this a no-op
 	out := r.Clone(r.Context())
 	out.RequestURI = ""
 	for _, h := range []string{"Proxy-Connection", "Proxy-Authorization", "Connection", "Keep-Alive", "Te", "Trailer", "Upgrade"} {
 		out.Header.Del(h)
 	}
+	var once sync.Once
 	tr := &http.Transport{
-		DialContext:           func(ctx context.Context, _, _ string) (net.Conn, error) { return p.dial(ctx, hostport) },
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			c := net.Conn(nil)
+			once.Do(func() { c = up })
+			if c == nil {
+				return nil, errors.New("one connection per request")
+			}
+			return c, nil
+		},
 		ResponseHeaderTimeout: 60 * time.Second,
 		DisableKeepAlives:     true,
 	}
@@ -193,14 +263,8 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "skillpm sandbox proxy: CONNECT wants host:port", http.StatusBadRequest)
 		return
 	}
-	hostport := net.JoinHostPort(host, port)
-	if !p.Allowed(host, port) {
-		p.deny(w, hostport)
-		return
-	}
-	up, err := p.dial(r.Context(), hostport)
-	if err != nil {
-		http.Error(w, "skillpm sandbox proxy: "+err.Error(), http.StatusBadGateway)
+	up := p.open(w, r, host, port)
+	if up == nil {
 		return
 	}
 	hj, ok := w.(http.Hijacker)

@@ -1,6 +1,16 @@
 package sandbox
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+)
 
 func TestProxyAllowed(t *testing.T) {
 	p, err := NewProxy([]string{"API.example.com", "files.example.org:443", "*.cdn.test", "10.0.0.1", "[::1]:8080"})
@@ -36,5 +46,109 @@ func TestProxyAllowed(t *testing.T) {
 		if _, err := NewProxy([]string{bad}); err == nil {
 			t.Errorf("NewProxy(%q) accepted it", bad)
 		}
+	}
+}
+
+// TestProxyResolveRebinding checks where an allowed entry may lead: a
+// name only to public addresses, an IP literal and localhost (named as
+// such) to themselves.
+func TestProxyResolveRebinding(t *testing.T) {
+	answers := map[string][]string{
+		"public.test":    {"93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"},
+		"loop.test":      {"127.0.0.1"},
+		"private.test":   {"10.1.2.3"},
+		"meta.test":      {"169.254.169.254"},
+		"zero.test":      {"0.0.0.0"},
+		"multi.test":     {"224.0.0.251"},
+		"v6loop.test":    {"::1"},
+		"ula.test":       {"fd00::1"},
+		"mapped.test":    {"::ffff:127.0.0.1"},
+		"mixed.test":     {"93.184.215.14", "192.168.1.1"},
+		"cgnat.test":     {"100.64.0.1"},
+		"localhost":      {"127.0.0.1", "::1"},
+		"evil.localhost": {"127.0.0.1"},
+	}
+	var asked []string
+	p, err := NewProxy([]string{"public.test", "loop.test", "private.test", "meta.test", "zero.test", "multi.test",
+		"v6loop.test", "ula.test", "mapped.test", "mixed.test", "cgnat.test", "localhost", "127.0.0.1:8080", "*.localhost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Resolve = func(_ context.Context, host string) ([]netip.Addr, error) {
+		asked = append(asked, host)
+		var out []netip.Addr
+		for _, s := range answers[host] {
+			out = append(out, netip.MustParseAddr(s))
+		}
+		return out, nil
+	}
+	for _, tc := range []struct {
+		host, port string
+		want       string // first address, or "" for a refusal
+		why        string
+	}{
+		{"public.test", "443", "93.184.215.14", ""},
+		{"loop.test", "80", "", "a loopback address"},
+		{"private.test", "80", "", "a private address"},
+		{"meta.test", "80", "", "a link-local address"},
+		{"zero.test", "80", "", "an unspecified address"},
+		{"multi.test", "80", "", "a multicast address"},
+		{"v6loop.test", "80", "", "a loopback address"},
+		{"ula.test", "80", "", "a private address"},
+		{"mapped.test", "80", "", "a loopback address"},
+		{"mixed.test", "80", "", "192.168.1.1, a private address"},
+		{"cgnat.test", "80", "", "a reserved address"},
+		{"localhost", "80", "127.0.0.1", ""},
+		{"evil.localhost", "80", "", "a loopback address"},
+		{"127.0.0.1", "8080", "127.0.0.1", ""},
+	} {
+		rule, ok := p.rule(tc.host, tc.port)
+		if !ok {
+			t.Fatalf("%s:%s not allowed", tc.host, tc.port)
+		}
+		addrs, err := p.resolve(context.Background(), canonHost(tc.host), rule)
+		var ref *refusal
+		switch {
+		case tc.want != "" && (err != nil || addrs[0].String() != tc.want):
+			t.Errorf("%s: %v, %v; want %s", tc.host, addrs, err, tc.want)
+		case tc.want == "" && (!errors.As(err, &ref) || !strings.Contains(ref.reason, tc.why) || !strings.Contains(ref.reason, tc.host)):
+			t.Errorf("%s: %v, %v; want a refusal naming it and %q", tc.host, addrs, err, tc.why)
+		}
+	}
+	if slices.Contains(asked, "127.0.0.1") {
+		t.Error("an IP literal was resolved")
+	}
+}
+
+// TestProxyRefusesReboundName drives the proxy over HTTP: a CONNECT to
+// an allowed name that resolves to loopback gets 403 naming the address,
+// the refusal is listed, and nothing is dialled.
+func TestProxyRefusesReboundName(t *testing.T) {
+	p, err := NewProxy([]string{"rebound.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Resolve = func(context.Context, string) ([]netip.Addr, error) {
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	}
+	p.Dial = func(context.Context, string, string) (net.Conn, error) {
+		t.Error("the proxy dialled a rebound name")
+		return nil, errors.New("no")
+	}
+	for _, req := range []*http.Request{
+		httptest.NewRequest(http.MethodConnect, "http://rebound.test:443", nil),
+		httptest.NewRequest(http.MethodGet, "http://rebound.test/x", nil),
+	} {
+		if req.Method == http.MethodConnect {
+			req.Host = "rebound.test:443"
+		}
+		w := httptest.NewRecorder()
+		p.ServeHTTP(w, req)
+		if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "resolves to 127.0.0.1, a loopback address") {
+			t.Errorf("%s: %d %q; want 403 naming the address", req.Method, w.Code, w.Body)
+		}
+	}
+	if d := p.Denied(); len(d) != 2 || !strings.HasPrefix(d[0], "rebound.test:443 (rebound.test resolves to 127.0.0.1") {
+		t.Errorf("Denied() = %q", d)
 	}
 }

@@ -133,10 +133,10 @@ func Launch(args []string) (int, error) {
 	if err := restrict(pol); err != nil {
 		return 126, fmt.Errorf("skillpm sandbox: %w", err)
 	}
-	if pol.ExecOnce {
-		if err := execOnce(); err != nil {
-			return 126, fmt.Errorf("skillpm sandbox: %w", err)
-		}
+	spec := specFor(pol)
+	spec.notifyExec = pol.ExecOnce
+	if err := applyFilter(spec, &supervisor{execOnce: true}, true); err != nil {
+		return 126, fmt.Errorf("skillpm sandbox: %w", err)
 	}
 
 	sigs := make(chan os.Signal, 4)

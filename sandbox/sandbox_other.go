@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"runtime"
+	"syscall"
 )
 
 // LauncherArg is the hidden first argument that makes skillpm run as the
@@ -35,8 +36,20 @@ func Launch(args []string) (int, error) {
 // this platform nothing runs confined.
 func NeedsLauncher(pol Policy) bool { return false }
 
+// Running is a handler started by Start; there are none here.
+type Running struct{}
+
 // Start refuses: this platform cannot enforce pol.
-func Start(cmd *exec.Cmd, pol Policy) (func(), error) { return nil, Available() }
+func Start(cmd *exec.Cmd, pol Policy) (*Running, error) { return nil, Available() }
+
+// PID1 is false: there are no confined handlers here.
+func (r *Running) PID1() bool { return false }
+
+// Signal does nothing: there are no confined handlers here.
+func (r *Running) Signal(sig syscall.Signal) {}
+
+// Done does nothing.
+func (r *Running) Done() {}
 
 // CatchesSIGTERM is false: there are no confined handlers here.
 func CatchesSIGTERM(pid int) bool { return false }

@@ -10,18 +10,28 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Exec control for allow_subprocess: false. Landlock's execute right
-// decides which files execve may start, but the interpreter's ELF loader
-// must be executable for the interpreter to start at all, and the loader
-// runs any readable program given as its argument
-// (ld-linux-x86-64.so.2 /bin/sh). So the launcher also installs a seccomp
-// filter on the thread that starts the handler: every execve and
-// execveat of the sandbox is sent to the launcher (SECCOMP_RET_USER_NOTIF),
-// which lets the first one through (the handler itself) and answers
-// every later one EPERM. The decision depends only on the order of the
-// calls, never on their (racy) pointer arguments, so letting the first
-// continue is sound. Calls of another ABI (i386 int 0x80, x32) kill the
-// process.
+// The seccomp filter every confined handler runs under. Landlock decides
+// which files may be opened and executed and which TCP ports reached; the
+// filter closes what Landlock does not control:
+//
+//   - sockets: socket(AF_UNIX, …) fails with EACCES (Landlock does not
+//     control connect() to a pathname unix socket, so /var/run/docker.sock
+//     would be a way out), and with no network every socket() fails with
+//     EACCES (UDP, raw and netlink sockets are not Landlock's either). The
+//     domain is a scalar argument, so the check is race-free; socketpair
+//     stays allowed (it reaches nothing outside). io_uring_setup fails with
+//     ENOSYS, since an io_uring can create sockets without socket(2);
+//   - exec (allow_subprocess: false): Landlock's execute right decides
+//     which files execve may start, but the interpreter's ELF loader must
+//     be executable for the interpreter to start at all, and the loader
+//     runs any readable program given as its argument
+//     (ld-linux-x86-64.so.2 /bin/sh). So every execve and execveat is sent
+//     to skillpm (SECCOMP_RET_USER_NOTIF), which lets the first one through
+//     (the handler itself) and answers every later one EPERM.
+//
+// Decisions on notified calls depend only on the order of the calls,
+// never on their (racy) pointer arguments. Calls of another ABI (i386 int
+// 0x80, x32) kill the process.
 
 // seccompNotif is struct seccomp_notif.
 type seccompNotif struct {
@@ -42,7 +52,7 @@ type seccompNotifResp struct {
 	flags uint32
 }
 
-// auditArch is the AUDIT_ARCH of this build, 0 where exec control is not
+// auditArch is the AUDIT_ARCH of this build, 0 where the filter is not
 // implemented.
 func auditArch() uint32 {
 	switch runtime.GOARCH {
@@ -54,93 +64,166 @@ func auditArch() uint32 {
 	return 0
 }
 
-// execFilter is the BPF program: wrong ABI kills, execve/execveat notify,
-// everything else is allowed.
-func execFilter(arch uint32) []unix.SockFilter {
+// filterSpec says what the filter refuses or sends to the supervisor.
+type filterSpec struct {
+	noSockets     bool // socket() fails with EACCES, whatever the domain
+	noUnixSockets bool // socket(AF_UNIX, …) fails with EACCES
+	notifyExec    bool // execve and execveat are notified
+}
+
+// specFor is the filter for pol. notifyExec is set by the caller.
+func specFor(pol Policy) filterSpec {
+	return filterSpec{
+		noSockets:     pol.Net == NetNone || (pol.Net == NetProxy && !NeedsLauncher(pol)),
+		noUnixSockets: true,
+	}
+}
+
+// notifies reports whether the filter sends calls to a supervisor.
+func (s filterSpec) notifies() bool { return s.notifyExec }
+
+// program is the BPF program for s.
+func (s filterSpec) program(arch uint32) []unix.SockFilter {
 	const (
 		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
 		jge = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
 		ret = unix.BPF_RET | unix.BPF_K
 	)
-	const offNR, offArch = 0, 4
-	return []unix.SockFilter{
+	const offNR, offArch, offArg0 = 0, 4, 16 // struct seccomp_data; args[0]'s low word (little endian)
+	errno := func(e unix.Errno) uint32 { return unix.SECCOMP_RET_ERRNO | uint32(e) }
+	p := []unix.SockFilter{
 		{Code: ld, K: offArch},
 		{Code: jeq, Jt: 1, Jf: 0, K: arch},
 		{Code: ret, K: unix.SECCOMP_RET_KILL_PROCESS},
 		{Code: ld, K: offNR},
 		{Code: jge, Jt: 0, Jf: 1, K: 0x40000000}, // x32 (__X32_SYSCALL_BIT) on amd64
 		{Code: ret, K: unix.SECCOMP_RET_KILL_PROCESS},
-		{Code: jeq, Jt: 2, Jf: 0, K: uint32(unix.SYS_EXECVE)},
-		{Code: jeq, Jt: 1, Jf: 0, K: uint32(unix.SYS_EXECVEAT)},
-		{Code: ret, K: unix.SECCOMP_RET_ALLOW},
-		{Code: ret, K: unix.SECCOMP_RET_USER_NOTIF},
 	}
+	// rule appends: if nr == sys, run body (which ends in a return).
+	rule := func(sys uintptr, body ...unix.SockFilter) {
+		p = append(p, unix.SockFilter{Code: jeq, Jt: 0, Jf: uint8(len(body)), K: uint32(sys)})
+		p = append(p, body...)
+	}
+	rule(unix.SYS_IO_URING_SETUP, unix.SockFilter{Code: ret, K: errno(unix.ENOSYS)})
+	switch {
+	case s.noSockets:
+		rule(unix.SYS_SOCKET, unix.SockFilter{Code: ret, K: errno(unix.EACCES)})
+	case s.noUnixSockets:
+		rule(unix.SYS_SOCKET,
+			unix.SockFilter{Code: ld, K: offArg0},
+			unix.SockFilter{Code: jeq, Jt: 0, Jf: 1, K: unix.AF_UNIX},
+			unix.SockFilter{Code: ret, K: errno(unix.EACCES)},
+			unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_ALLOW})
+	}
+	if s.notifyExec {
+		rule(unix.SYS_EXECVE, unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_USER_NOTIF})
+		rule(unix.SYS_EXECVEAT, unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_USER_NOTIF})
+	}
+	return append(p, unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_ALLOW})
 }
 
-// execOnce installs the filter on the calling thread (locked, with
-// no_new_privs set) and starts the goroutine that answers it. Processes
-// started from this thread inherit the filter.
-//
-// The handler's execve waits for the supervisor, so the supervisor runs
-// on a thread of its own, already started, with a second P to continue
-// on, and the launcher does not start the handler with vfork (see
-// Launch).
-func execOnce() error {
-	fd, err := installExecFilter()
-	if err != nil {
-		return err
-	}
-	if runtime.GOMAXPROCS(0) < 2 {
-		runtime.GOMAXPROCS(2)
-	}
-	ready := make(chan struct{})
-	go func() {
-		runtime.LockOSThread()
-		close(ready)
-		superviseExec(fd)
-	}()
-	<-ready
-	return nil
-}
-
-// installExecFilter installs the exec filter on the calling thread and
-// returns its listener.
-func installExecFilter() (int, error) {
+// installFilter installs s's filter on the calling thread (locked, with
+// no_new_privs set); processes started from it inherit the filter. It
+// returns the notification listener, or -1 if the filter notifies
+// nothing.
+func installFilter(s filterSpec) (int, error) {
 	arch := auditArch()
 	if arch == 0 {
-		return -1, fmt.Errorf("exec control is not implemented on %s", runtime.GOARCH)
+		return -1, fmt.Errorf("seccomp filter is not implemented on %s", runtime.GOARCH)
 	}
-	f := execFilter(arch)
+	f := s.program(arch)
 	prog := unix.SockFprog{Len: uint16(len(f)), Filter: &f[0]}
-	fd, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&prog)))
+	var flags uintptr
+	if s.notifies() {
+		flags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER
+	}
+	fd, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&prog)))
 	runtime.KeepAlive(f)
 	if errno != 0 {
 		return -1, fmt.Errorf("seccomp: %w", errno)
 	}
+	if !s.notifies() {
+		return -1, nil
+	}
 	return int(fd), nil
 }
 
-// superviseExec answers the filter's notifications: the first exec
-// continues, every later one fails with EPERM. It returns when the
-// listener fails (the sandbox is gone).
-func superviseExec(fd int) {
-	first := true
+// supervisor answers a filter's notifications.
+type supervisor struct {
+	fd          int
+	execOnce    bool // every exec after the first fails with EPERM
+	firstExec   bool // the first exec is still to come
+	onFirstExec func(pid int) error
+}
+
+// answer decides one notification: CONTINUE or an errno.
+func (s *supervisor) answer(n *seccompNotif) seccompNotifResp {
+	resp := seccompNotifResp{id: n.id, flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
+	deny := func() { resp.flags, resp.error = 0, -int32(unix.EPERM) }
+	switch {
+	case s.firstExec:
+		s.firstExec = false
+		if s.onFirstExec != nil && s.onFirstExec(int(n.pid)) != nil {
+			deny() // e.g. no process cap, no run
+		}
+	case s.execOnce:
+		deny()
+	}
+	return resp
+}
+
+// run answers notifications until no process uses the filter any more.
+func (s *supervisor) run() {
+	defer unix.Close(s.fd)
 	for {
+		pfd := []unix.PollFd{{Fd: int32(s.fd), Events: unix.POLLIN}}
+		if _, err := unix.Poll(pfd, -1); err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			return
+		}
+		if pfd[0].Revents&unix.POLLIN == 0 {
+			return // POLLHUP: no process uses the filter any more
+		}
 		var n seccompNotif
-		if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n))); errno != 0 {
+		if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(s.fd), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n))); errno != 0 {
 			if errno == unix.EINTR || errno == unix.ENOENT {
 				continue // interrupted, or the caller died before we read it
 			}
 			return
 		}
-		resp := seccompNotifResp{id: n.id}
-		if first {
-			first = false
-			resp.flags = unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE
-		} else {
-			resp.error = -int32(unix.EPERM)
-		}
-		unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+		resp := s.answer(&n)
+		unix.Syscall(unix.SYS_IOCTL, uintptr(s.fd), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
 	}
+}
+
+// applyFilter installs s's filter on the calling thread and, if it
+// notifies, starts its supervisor, with a second P to continue on. With
+// ownThread the supervisor is already running on a thread of its own
+// when applyFilter returns (the launcher needs that, see Launch);
+// otherwise it is an ordinary goroutine, whose thread returns to the
+// runtime's pool afterwards.
+func applyFilter(s filterSpec, sup *supervisor, ownThread bool) error {
+	fd, err := installFilter(s)
+	if err != nil || fd < 0 {
+		return err
+	}
+	sup.fd, sup.firstExec = fd, true
+	if runtime.GOMAXPROCS(0) < 2 {
+		runtime.GOMAXPROCS(2)
+	}
+	if !ownThread {
+		go sup.run()
+		return nil
+	}
+	ready := make(chan struct{})
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the sandbox
+		close(ready)
+		sup.run()
+	}()
+	<-ready
+	return nil
 }

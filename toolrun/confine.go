@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,9 +29,12 @@ type Sandbox struct {
 	// Warn, if set, is told once why runs are not confined (platform
 	// cannot enforce) in default mode.
 	Warn func(msg string)
-	// ProxyDial, if set, is how the filtering proxy of a tool with
-	// network.outbound hosts connects to an allowed host:port (tests map
-	// names to loopback servers). Default: the system resolver and TCP.
+	// ProxyResolve, if set, is how the filtering proxy of a tool with
+	// network.outbound hosts looks up an allowed name (tests give names
+	// addresses). Default: the system resolver.
+	ProxyResolve func(ctx context.Context, host string) ([]netip.Addr, error)
+	// ProxyDial, if set, is how the proxy connects to a checked address,
+	// IP:port (tests map addresses to loopback servers). Default: TCP.
 	ProxyDial func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	viaLauncher bool // benchmarks: start through the launcher, as before direct starts
@@ -113,7 +117,7 @@ func (o Options) confine(p *proc, perms sandbox.Permissions, skillFolder string)
 	}
 	p.env = setEnv(p.env, "TMPDIR", tmp)
 	if pol.Net == sandbox.NetProxy {
-		stop, err := p.startProxy(&pol, perms.Outbound, s.ProxyDial)
+		stop, err := p.startProxy(&pol, perms.Outbound, s)
 		if err != nil {
 			cleanup()
 			return noop, &Error{Kind: ExecutionFailed, Msg: "sandbox proxy", Err: err}
@@ -130,12 +134,12 @@ var proxyEnv = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", 
 // startProxy serves the filtering proxy for outbound on a unix socket in
 // a private folder, points pol (and so the launcher's forwarder) at it,
 // and sets the child's proxy variables. The returned func stops it.
-func (p *proc) startProxy(pol *sandbox.Policy, outbound []string, dial func(context.Context, string, string) (net.Conn, error)) (func(), error) {
+func (p *proc) startProxy(pol *sandbox.Policy, outbound []string, s *Sandbox) (func(), error) {
 	px, err := sandbox.NewProxy(outbound)
 	if err != nil {
 		return nil, err
 	}
-	px.Dial = dial
+	px.Resolve, px.Dial = s.ProxyResolve, s.ProxyDial
 	dir, err := os.MkdirTemp("", "skillpm-proxy-")
 	if err != nil {
 		return nil, err
@@ -254,7 +258,7 @@ func sandboxDenied(e *Error, p proc, oc outcome) *Error {
 	}
 	if p.proxy != nil {
 		if hosts := p.proxy.Denied(); len(hosts) > 0 {
-			return &Error{Kind: PermissionDenied, Msg: "denied by the sandbox: network connection to " + strings.Join(hosts, ", ") + " (not in network.outbound)"}
+			return &Error{Kind: PermissionDenied, Msg: "denied by the sandbox: network connection to " + strings.Join(hosts, ", ")}
 		}
 	}
 	line := deniedLine(e.Msg, oc.stderr)

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -98,20 +100,25 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 			return outcome{exitCode: -1}, err
 		}
 	}
+	var started atomic.Pointer[sandbox.Running] // read by Cancel, which may race Start's return
 	cmd.Cancel = func() error {
 		err := terminateGroup(cmd.Process)
-		if direct && !sandbox.CatchesSIGTERM(cmd.Process.Pid) {
-			// PID 1 of its namespace: the kernel drops a SIGTERM it does
-			// not catch, and its default action would have ended it.
-			cmd.Process.Kill()
+		if running := started.Load(); running != nil {
+			running.Signal(syscall.SIGTERM) // also what left the group
+			if running.PID1() && !sandbox.CatchesSIGTERM(cmd.Process.Pid) {
+				// PID 1 of its namespace: the kernel drops a SIGTERM it
+				// does not catch, and its default action would have ended it.
+				cmd.Process.Kill()
+			}
 		}
 		return err
 	}
 	cmd.WaitDelay = killGrace // then os/exec kills the main process outright
 
-	release := func() {}
+	var running *sandbox.Running
 	if direct {
-		release, err = sandbox.Start(cmd, *p.policy)
+		running, err = sandbox.Start(cmd, *p.policy)
+		started.Store(running)
 	} else {
 		err = cmd.Start()
 	}
@@ -119,7 +126,9 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return outcome{exitCode: -1}, err
 	}
-	defer release()
+	if running != nil {
+		defer running.Done()
+	}
 	closeAll(inR, outW, errW) // the child has its copies
 	p.groups.add(cmd.Process)
 
@@ -142,6 +151,9 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 	waitErr := cmd.Wait()
 	p.groups.remove(cmd.Process)
 	killGroup(cmd.Process) // sweep up what the main process left running
+	if running != nil {
+		running.Signal(syscall.SIGKILL) // and what left its group (setsid, double fork)
+	}
 	drained := make(chan struct{})
 	go func() { wg.Wait(); close(drained) }()
 	select {

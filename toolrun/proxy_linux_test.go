@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -16,10 +18,12 @@ import (
 )
 
 // TestSandboxProxyAllowList runs handlers of a tool that declares
-// network.outbound: [allowed.test] against a loopback server that the
-// proxy reaches under that name (an injected resolver): the allowed host
-// answers through the proxy, another host is refused with
-// PERMISSION_DENIED naming it, and a direct connection to the server's
+// network.outbound: [allowed.test, rebound.test] against a loopback
+// server that the proxy reaches when it connects to allowed.test's
+// (public, injected) address: the allowed host answers through the
+// proxy, another host is refused with PERMISSION_DENIED naming it,
+// rebound.test, whose name resolves to 127.0.0.1 (DNS rebinding), is
+// refused naming the address, and a direct connection to the server's
 // port is refused by the sandbox.
 func TestSandboxProxyAllowList(t *testing.T) {
 	needInterp(t, "python3")
@@ -31,22 +35,36 @@ func TestSandboxProxyAllowList(t *testing.T) {
 	defer srv.Close()
 	addr := srv.Listener.Addr().String()
 	_, port, _ := net.SplitHostPort(addr)
+	const public = "203.0.113.7" // what allowed.test resolves to
+	resolve := func(ctx context.Context, host string) ([]netip.Addr, error) {
+		switch host {
+		case "allowed.test":
+			return []netip.Addr{netip.MustParseAddr(public)}, nil
+		case "rebound.test":
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		}
+		return nil, fmt.Errorf("no such host %s", host)
+	}
+	var dialed []string
+	var mu sync.Mutex
 	dial := func(ctx context.Context, network, hostport string) (net.Conn, error) {
-		host, _, _ := net.SplitHostPort(hostport)
-		if host != "allowed.test" {
-			return nil, fmt.Errorf("no such host %s", host)
+		mu.Lock()
+		dialed = append(dialed, hostport)
+		mu.Unlock()
+		if host, _, _ := net.SplitHostPort(hostport); host != public {
+			return nil, fmt.Errorf("test dials only %s, not %s", public, hostport)
 		}
 		var d net.Dialer
 		return d.DialContext(ctx, network, addr)
 	}
-	perms := sandbox.Permissions{Declared: true, Outbound: []string{"allowed.test"}}
+	perms := sandbox.Permissions{Declared: true, Outbound: []string{"allowed.test", "rebound.test"}}
 	fetch := "import os, urllib.request\ndef handler(a):\n    return {'body': urllib.request.urlopen(a['url'], timeout=10).read().decode(), 'proxy': os.environ.get('HTTP_PROXY')}\n"
 	tunnel := "import http.client\ndef handler(a):\n    c = http.client.HTTPConnection('127.0.0.1', 3128, timeout=10)\n    c.set_tunnel(a['host'], 80)\n    c.request('GET', '/')\n    return {'body': c.getresponse().read().decode()}\n"
 	direct := fmt.Sprintf("import socket\ndef handler(a):\n    socket.create_connection(('127.0.0.1', %s), timeout=3).close()\n    return {}\n", port)
 
 	run := func(body, input string) (*Result, error) {
 		opts, _ := confined(t, sandbox.Default)
-		opts.Sandbox.ProxyDial = dial
+		opts.Sandbox.ProxyDial, opts.Sandbox.ProxyResolve = dial, resolve
 		return runHostile(t, "scripts/h.py", body, perms, opts, input)
 	}
 
@@ -77,6 +95,19 @@ func TestSandboxProxyAllowList(t *testing.T) {
 	wantDenied(t, res, err, "CONNECT blocked.test")
 	if !strings.Contains(string(res.Output), "blocked.test:80") {
 		t.Fatalf("CONNECT blocked.test: %s; want it named", res.Output)
+	}
+	mu.Lock()
+	dialed = nil
+	mu.Unlock()
+	for _, rb := range []struct{ body, in string }{{fetch, `{"url":"http://rebound.test:` + port + `/"}`}, {tunnel, `{"host":"rebound.test"}`}} {
+		res, err = run(rb.body, rb.in)
+		wantDenied(t, res, err, "rebound.test "+rb.in)
+		if out := string(res.Output); !strings.Contains(out, "rebound.test") || !strings.Contains(out, "resolves to 127.0.0.1, a loopback address") {
+			t.Fatalf("rebound.test %s: %s; want the name and the address it led to", rb.in, out)
+		}
+	}
+	if len(dialed) != 0 {
+		t.Fatalf("the proxy connected to %v for a rebound name", dialed)
 	}
 	res, err = run(direct, "")
 	wantDenied(t, res, err, "direct connection")

@@ -188,7 +188,8 @@ func alive(marker string) bool {
 func TestSandboxDaemonsDieWithTheRun(t *testing.T) {
 	marker := fmt.Sprintf("skillpm-daemon-%d", time.Now().UnixNano())
 	// setsid + double fork: the daemon leaves the process group, so only
-	// the PID namespace takes it down.
+	// the sandbox's kill of its whole Landlock domain (or, for declared
+	// permissions without subprocesses, its PID namespace) takes it down.
 	body := "#!/bin/bash\ninput=$(cat)\n( setsid bash -c 'exec -a " + marker + " sleep 300' & ) \nsleep 1\n" + `[[ $input == *quick* ]] && { echo '{}'; exit 0; }` + "\nsleep 300\n"
 	for _, timeout := range []bool{true, false} {
 		opts, _ := confined(t, sandbox.Default)
