@@ -414,9 +414,9 @@ func (m *Manager) SyncLock(ctx context.Context, lock *lockfile.File, opts SyncOp
 	keys := make([]string, len(lock.Skills))
 	skip := make([]bool, len(lock.Skills))
 	for i, e := range lock.Skills {
-		if memo != nil && lockfile.SourceKind(e.Repository) == "" {
-			keys[i] = checkedKey(m.Project, lock, e, m.Project.Abs(e.Repository))
-			skip[i] = memo.has(keys[i])
+		if memo != nil {
+			keys[i] = m.checkedKeyOf(lock, e)
+			skip[i] = keys[i] != "" && memo.has(keys[i])
 		}
 	}
 	rels, err := fetchPinned(ctx, m.Project, lock, CheckOptions{DefaultRegistry: m.DefaultRegistry, Manifest: m.pinnedManifest(lock), skip: skip})

@@ -276,6 +276,25 @@ func pinError(err error) error {
 	return err
 }
 
+// checkedKeyOf names the checked mark (checked.go) of lock entry e. A
+// sourced entry's verdict also rests on its pin and on the entry
+// skills.yaml gives it (the packed copy is found by both, and a branch's
+// commit was checked to be on that branch), so they are part of the
+// name: a warm install of an unchanged sourced skill reads neither its
+// packed copy nor its source.
+func (m *Manager) checkedKeyOf(lock *lockfile.File, e lockfile.Skill) string {
+	if lockfile.SourceKind(e.Repository) == "" {
+		return checkedKey(m.Project, lock, e, m.Project.Abs(e.Repository))
+	}
+	src, ok := m.Entry(e.Name)
+	if !ok || e.Source == nil || src.Repository != e.Repository {
+		return "" // CheckLock refuses it; never remembered
+	}
+	pin := *e.Source
+	return checkedKey(m.Project, lock, e, strings.Join([]string{"sourced", e.Repository, src.Kind, src.Location, src.Path, src.Ref,
+		pin.Commit, pin.Ref, pin.Digest}, "\x00"))
+}
+
 // packedFor returns the packed copy of a locked sourced skill: from the
 // cache, or exported again from its source at the pinned commit or
 // digest and packed, which must give the locked manifest digest.
