@@ -325,6 +325,13 @@ func (m *Manager) packFor(ctx context.Context, s lockfile.Skill) (*source.Packed
 	if err != nil {
 		return nil, err
 	}
+	// The lock is hostile: a pin the source can vouch for (a branch's
+	// commit is on the branch) is checked before its copy is used.
+	if ch, ok := src.(source.Checker); ok {
+		if err := ch.Check(ctx, e, *s.Source); err != nil {
+			return nil, pinError(err)
+		}
+	}
 	p, err := m.Store.Cached(ctx, e, *s.Source, s.Version)
 	if err == nil && p == nil {
 		v, verr := semver.StrictNewVersion(s.Version)

@@ -4,6 +4,7 @@ import (
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
 	"github.com/urfave/cli/v2"
+	"slices"
 )
 
 func installCommand(e *env) *cli.Command {
@@ -106,7 +107,8 @@ Examples:
 				return err
 			}
 			opts := manager.AddOptions{Registry: c.String("registry"), Force: c.Bool("force")}
-			m, err := openManager(e, c, openOptions{create: true, trust: true})
+			var unannounced bool // a new project's default registry (registryNote)
+			m, err := openManager(e, c, openOptions{create: true, trust: true, quietDefault: &unannounced})
 			if err != nil {
 				return err
 			}
@@ -140,6 +142,9 @@ Examples:
 					return err
 				}
 				opts.Skills = append(opts.Skills, ws...)
+			}
+			if unannounced && opts.Registry == "" && slices.ContainsFunc(opts.Skills, func(w manager.Want) bool { return w.Source == nil && w.Registry == "" }) {
+				registryNote(e)
 			}
 			if len(agents) > 0 {
 				opts.Edit = func(*project.Manifest) error { return recordAgents(m, agents, c.Bool("global")) }

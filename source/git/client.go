@@ -374,8 +374,7 @@ func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
 	if c.CacheDir == "" {
 		return "", nil, errors.New("git: no cache folder")
 	}
-	sum := sha256.Sum256([]byte(url))
-	dir := filepath.Join(c.CacheDir, hex.EncodeToString(sum[:16])+".git")
+	dir := c.dirOf(url)
 	c.mu.Lock()
 	if c.locks == nil {
 		c.locks = map[string]*sync.RWMutex{}
@@ -412,6 +411,12 @@ func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
 		}
 	}
 	return dir, l.Unlock, nil
+}
+
+// dirOf is the cached bare repository of url.
+func (c *Client) dirOf(url string) string {
+	sum := sha256.Sum256([]byte(url))
+	return filepath.Join(c.CacheDir, hex.EncodeToString(sum[:16])+".git")
 }
 
 // addOrigin appends the remote "origin" for url to a repository's
