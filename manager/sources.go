@@ -214,7 +214,11 @@ func keepLocked(cands []source.Candidate, p lockfile.Skill) []source.Candidate {
 	}
 	for i, c := range cands {
 		if c.Version == nil || c.Version.Equal(v) {
-			cands[i] = source.Candidate{Version: v, Pin: *p.Source, Tracked: c.Tracked}
+			pin := *p.Source
+			if pin.URL == "" && pin.Digest == c.Pin.Digest {
+				pin.URL = c.Pin.URL // a lock written before URLs were recorded gains it
+			}
+			cands[i] = source.Candidate{Version: v, Pin: pin, Tracked: c.Tracked}
 			return cands
 		}
 	}
@@ -292,7 +296,7 @@ func (m *Manager) checkedKeyOf(lock *lockfile.File, e lockfile.Skill) string {
 	}
 	pin := *e.Source
 	return checkedKey(m.Project, lock, e, strings.Join([]string{"sourced", e.Repository, src.Kind, src.Location, src.Path, src.Ref,
-		pin.Commit, pin.Ref, pin.Digest}, "\x00"))
+		pin.Commit, pin.Ref, pin.Digest, pin.URL}, "\x00"))
 }
 
 // packedFor returns the packed copy of a locked sourced skill: from the
