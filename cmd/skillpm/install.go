@@ -115,7 +115,7 @@ Examples:
 			var refs []string // OCI references (addref.go), expanded below
 			for _, arg := range c.Args().Slice() {
 				if isSourceArg(arg) {
-					ws, err := sourceWants(c.Context, c, m, arg)
+					ws, err := sourceWants(c.Context, c, e, m, arg)
 					if err != nil {
 						return err
 					}
