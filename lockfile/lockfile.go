@@ -75,6 +75,11 @@ type Source struct {
 	// Digest is the sha256 digest of the files (a local folder's
 	// content layer, a well-known index's artifact).
 	Digest string `yaml:"digest,omitempty" json:"digest,omitempty"`
+	// URL, for a well-known skill, is where the index said the artifact
+	// is: relative to the origin when it lies under it
+	// (".well-known/agent-skills/brand.tar.gz"), else absolute. Locks
+	// written before it was recorded have none.
+	URL string `yaml:"url,omitempty" json:"url,omitempty"`
 }
 
 // SourceKinds are the prefixes of Repository that name a source other
@@ -241,6 +246,10 @@ func (s Skill) validateSource() error {
 		return fmt.Errorf("a git source pins a commit (and the ref it came from), not a digest")
 	case kind != "git" && (p.Digest == "" || p.Commit != "" || p.Ref != ""):
 		return fmt.Errorf("a %s source pins a content digest, not a commit", kind)
+	case p.URL != "" && kind != "wellknown":
+		return fmt.Errorf("a %s source records no artifact URL", kind)
+	case len(p.URL) > 2048 || strings.ContainsFunc(p.URL, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return fmt.Errorf("source url %q is not a URL", trimURL(p.URL))
 	}
 	return nil
 }
@@ -318,4 +327,11 @@ func Write(path string, f *File) error {
 // helper the lock, skills.yaml, install records and the cache share).
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	return atomicfile.WriteFile(path, data, perm)
+}
+
+func trimURL(u string) string {
+	if len(u) > 80 {
+		return u[:80] + "…"
+	}
+	return u
 }

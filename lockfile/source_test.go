@@ -28,6 +28,9 @@ func TestValidateSourcePins(t *testing.T) {
 		{"ref not a ref", entry("git+https://h/r.git", &Source{Commit: commit, Ref: "main"}), "is not a tag or branch"},
 		{"ref with a range", entry("git+https://h/r.git", &Source{Commit: commit, Ref: "refs/heads/a..b"}), "is not a tag or branch"},
 		{"bad digest", entry("local:x", &Source{Digest: "sha256:xyz"}), "not a sha256 digest"},
+		{"wellknown with url", entry("wellknown+https://example.com", &Source{Digest: d, URL: ".well-known/agent-skills/x.tar.gz"}), ""},
+		{"local with url", entry("local:x", &Source{Digest: d, URL: "x.tar.gz"}), "records no artifact URL"},
+		{"url with a newline", entry("wellknown+https://example.com", &Source{Digest: d, URL: "a\nb"}), "is not a URL"},
 	} {
 		err := tc.f.Validate()
 		switch {

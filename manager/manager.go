@@ -226,6 +226,8 @@ func (m *Manager) Resolve(ctx context.Context, opts ResolveOptions) (*lockfile.F
 		wants = append(wants, d)
 	}
 	src := &resolverSource{m: m, releases: map[string]*Release{}, versions: map[string][]*semver.Version{}}
+	// No prefetch outlives the call: cancelled, then waited for.
+	defer func() { cancel(); src.prefetches.Wait() }()
 	upgrade := map[string]bool{}
 	for _, n := range opts.Upgrade {
 		upgrade[n] = true
@@ -294,6 +296,8 @@ type resolverSource struct {
 	releases map[string]*Release
 	inflight sync.Map // key -> chan struct{}
 	sourced  *sourced
+	// prefetches are the describe calls Versions started on its own.
+	prefetches sync.WaitGroup
 }
 
 func (s *resolverSource) Versions(ctx context.Context, name string) ([]*semver.Version, error) {
@@ -321,7 +325,7 @@ func (s *resolverSource) Versions(ctx context.Context, name string) ([]*semver.V
 	sorted := append([]*semver.Version(nil), vs...)
 	sort.Sort(sort.Reverse(semver.Collection(sorted)))
 	for _, v := range sorted[:min(2, len(sorted))] {
-		go s.describe(ctx, name, v.Original())
+		s.prefetches.Go(func() { s.describe(ctx, name, v.Original()) })
 	}
 	return vs, nil
 }
@@ -422,8 +426,8 @@ func (m *Manager) SyncLock(ctx context.Context, lock *lockfile.File, opts SyncOp
 	keys := make([]string, len(lock.Skills))
 	skip := make([]bool, len(lock.Skills))
 	for i, e := range lock.Skills {
-		if memo != nil && lockfile.SourceKind(e.Repository) == "" {
-			keys[i] = checkedKey(m.Project, lock, e, m.Project.Abs(e.Repository))
+		if memo != nil {
+			keys[i] = m.checkedKeyOf(lock, e)
 		}
 	}
 	// One mark stands for every entry of a lock that passed whole.

@@ -214,7 +214,11 @@ func keepLocked(cands []source.Candidate, p lockfile.Skill) []source.Candidate {
 	}
 	for i, c := range cands {
 		if c.Version == nil || c.Version.Equal(v) {
-			cands[i] = source.Candidate{Version: v, Pin: *p.Source, Tracked: c.Tracked}
+			pin := *p.Source
+			if pin.URL == "" && pin.Digest == c.Pin.Digest {
+				pin.URL = c.Pin.URL // a lock written before URLs were recorded gains it
+			}
+			cands[i] = source.Candidate{Version: v, Pin: pin, Tracked: c.Tracked}
 			return cands
 		}
 	}
@@ -276,6 +280,25 @@ func pinError(err error) error {
 	return err
 }
 
+// checkedKeyOf names the checked mark (checked.go) of lock entry e. A
+// sourced entry's verdict also rests on its pin and on the entry
+// skills.yaml gives it (the packed copy is found by both, and a branch's
+// commit was checked to be on that branch), so they are part of the
+// name: a warm install of an unchanged sourced skill reads neither its
+// packed copy nor its source.
+func (m *Manager) checkedKeyOf(lock *lockfile.File, e lockfile.Skill) string {
+	if lockfile.SourceKind(e.Repository) == "" {
+		return checkedKey(m.Project, lock, e, m.Project.Abs(e.Repository))
+	}
+	src, ok := m.Entry(e.Name)
+	if !ok || e.Source == nil || src.Repository != e.Repository {
+		return "" // CheckLock refuses it; never remembered
+	}
+	pin := *e.Source
+	return checkedKey(m.Project, lock, e, strings.Join([]string{"sourced", e.Repository, src.Kind, src.Location, src.Path, src.Ref,
+		pin.Commit, pin.Ref, pin.Digest, pin.URL}, "\x00"))
+}
+
 // packedFor returns the packed copy of a locked sourced skill: from the
 // cache, or exported again from its source at the pinned commit or
 // digest and packed, which must give the locked manifest digest.
@@ -305,6 +328,13 @@ func (m *Manager) packFor(ctx context.Context, s lockfile.Skill) (*source.Packed
 	src, err := m.kind(e)
 	if err != nil {
 		return nil, err
+	}
+	// The lock is hostile: a pin the source can vouch for (a branch's
+	// commit is on the branch) is checked before its copy is used.
+	if ch, ok := src.(source.Checker); ok {
+		if err := ch.Check(ctx, e, *s.Source); err != nil {
+			return nil, pinError(err)
+		}
 	}
 	p, err := m.Store.Cached(ctx, e, *s.Source, s.Version)
 	if err == nil && p == nil {

@@ -88,3 +88,13 @@ type Lister interface {
 	// the location's default state.
 	Skills(ctx context.Context, e Entry) ([]string, error)
 }
+
+// Checker is implemented by a Source whose pins need a check before a
+// lock's copy is trusted (the lock is hostile): a git branch's commit
+// must be on that branch.
+type Checker interface {
+	// Check fails with an error wrapping ErrPinMismatch when the source
+	// does not vouch for pin as e's (a commit that is not on the branch
+	// it claims).
+	Check(ctx context.Context, e Entry, pin lockfile.Source) error
+}

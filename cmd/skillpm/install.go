@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 
+	"slices"
+
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/skill"
@@ -118,7 +120,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			oo.create, oo.trust = true, true
+			var unannounced bool // a new project's default registry (registryNote)
+			oo.create, oo.trust, oo.quietDefault = true, true, &unannounced
 			m, err := openManager(e, oo)
 			if err != nil {
 				return err
@@ -126,7 +129,7 @@ Examples:
 			var refs []string // OCI references (addref.go), expanded below
 			for _, arg := range c.Args().Slice() {
 				if isSourceArg(arg) {
-					ws, err := sourceWants(c.Context, c, m, arg)
+					ws, err := sourceWants(c.Context, c, e, m, arg)
 					if err != nil {
 						return err
 					}
@@ -149,6 +152,9 @@ Examples:
 					return err
 				}
 				opts.Skills = append(opts.Skills, ws...)
+			}
+			if unannounced && opts.Registry == "" && slices.ContainsFunc(opts.Skills, func(w manager.Want) bool { return w.Source == nil && w.Registry == "" }) {
+				registryNote(e)
 			}
 			if len(agents) > 0 {
 				opts.Edit = func(*project.Manifest) error { return recordAgents(m, agents, c.Bool("global")) }

@@ -177,6 +177,11 @@ type openOptions struct {
 	// none). Without a bundle, and when no trust policy applies (whose
 	// checks read the registry anyway).
 	lazy bool
+	// quietDefault, for add, does not announce the default registry of
+	// a new project; it sets *quietDefault to true when there was one to
+	// announce, for add to print (registryNote) only when a skill it
+	// adds comes from a registry.
+	quietDefault *bool
 }
 
 // readOpenOptions reads the project and registry flag groups; the
@@ -198,7 +203,16 @@ func openManager(e *env, o openOptions) (*manager.Manager, error) {
 	po, ro := o.project, o.registry
 	p, err := project.LoadMemo(po.dir, memoDir("manifests"))
 	if errors.Is(err, project.ErrNotFound) && o.create {
-		p = project.New(po.dir, defaultRegistry(e))
+		reg := envRegistry()
+		if reg == "" {
+			reg = "oci:./registry"
+			if o.quietDefault != nil {
+				*o.quietDefault = true
+			} else {
+				registryNote(e)
+			}
+		}
+		p = project.New(po.dir, reg)
 	} else if err != nil {
 		return nil, err
 	}
@@ -364,16 +378,13 @@ func crashHook() func(int) {
 	}
 }
 
-// defaultRegistry is where a new project resolves from: the SKILLPM_REGISTRY
-// environment variable, else a registry folder in the project (the
-// embedded default, no server), which is announced: a user who meant a
-// server registry learns where skills are being looked for.
-func defaultRegistry(e *env) string {
-	if r := envRegistry(); r != "" {
-		return r
-	}
+// A new project resolves from the SKILLPM_REGISTRY environment variable,
+// else from a registry folder in the project (the embedded default, no
+// server), which registryNote announces: a user who meant a server
+// registry learns where skills are being looked for. 'add' of only git,
+// well-known or local sources needs no registry, and says nothing.
+func registryNote(e *env) {
 	e.logf("note: no registry configured; using the project folder's oci:./registry (set SKILLPM_REGISTRY, or 'registry:' in skills.yaml)")
-	return "oci:./registry"
 }
 
 // printChanges reports what an install did: how many skills the lock

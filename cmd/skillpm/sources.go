@@ -119,26 +119,26 @@ func isLocalArg(arg string) bool {
 // sourceWants turns one 'add' argument that names a source into the
 // skills to add: the folder it names, or the skills of a repository or
 // an origin picked with --skill or --all.
-func sourceWants(ctx context.Context, c *cli.Context, m *manager.Manager, arg string) ([]manager.Want, error) {
+func sourceWants(ctx context.Context, c *cli.Context, e *env, m *manager.Manager, arg string) ([]manager.Want, error) {
 	if isLocalArg(arg) {
 		return localWant(c, m, arg)
 	}
 	kind, rest := sourceArgKind(arg)
 	switch kind {
 	case argWellKnown:
-		return wellKnownWants(ctx, c, m, rest)
+		return wellKnownWants(ctx, c, e, m, rest)
 	case argProbe:
-		ws, err := wellKnownWants(ctx, c, m, rest)
+		ws, err := wellKnownWants(ctx, c, e, m, rest)
 		if !errors.Is(err, errNoIndex) {
 			return ws, err
 		}
-		ws, gerr := gitWants(ctx, c, m, rest)
+		ws, gerr := gitWants(ctx, c, e, m, rest)
 		if gerr != nil {
 			return nil, fmt.Errorf("%w (and %s serves no well-known index: %v)", gerr, git.Redact(rest), err)
 		}
 		return ws, nil
 	}
-	return gitWants(ctx, c, m, rest)
+	return gitWants(ctx, c, e, m, rest)
 }
 
 // errNoIndex marks an origin that serves no discovery index, so that
@@ -147,14 +147,14 @@ var errNoIndex = errors.New("no well-known index")
 
 // wellKnownWants lists the skills of a well-known origin's index and
 // picks with --skill or --all.
-func wellKnownWants(ctx context.Context, c *cli.Context, m *manager.Manager, arg string) ([]manager.Want, error) {
+func wellKnownWants(ctx context.Context, c *cli.Context, e *env, m *manager.Manager, arg string) ([]manager.Want, error) {
 	u, err := wellknown.ParseOrigin(arg)
 	if err != nil {
 		return nil, usageErrorf(c, "%v", err)
 	}
 	origin := u.String()
-	e := source.Entry{Kind: project.KindWellKnown, Location: origin, Repository: "wellknown+" + origin}
-	names, err := m.ListSkills(ctx, e)
+	se := source.Entry{Kind: project.KindWellKnown, Location: origin, Repository: "wellknown+" + origin}
+	names, err := m.ListSkills(ctx, se)
 	if err != nil {
 		if errors.Is(err, wellknown.ErrNotFound) {
 			return nil, fmt.Errorf("add %s: %w: %w", u.Redacted(), errNoIndex, err)
@@ -164,7 +164,7 @@ func wellKnownWants(ctx context.Context, c *cli.Context, m *manager.Manager, arg
 	if len(names) == 0 {
 		return nil, fmt.Errorf("add %s: its well-known index lists no skill: %w", u.Redacted(), source.ErrNotFound)
 	}
-	picked, err := pickSkills(c, arg, u.Redacted(), names, names)
+	picked, err := pickSkills(c, e, arg, u.Redacted(), names, names)
 	if err != nil {
 		return nil, err
 	}
@@ -177,14 +177,18 @@ func wellKnownWants(ctx context.Context, c *cli.Context, m *manager.Manager, arg
 
 // pickSkills picks, from the skills a source holds (names, in listing
 // order, each described by listing), the ones --skill or --all ask
-// for; a source of one skill needs neither.
-func pickSkills(c *cli.Context, arg, where string, names, listing []string) ([]string, error) {
+// for; a source of one skill needs neither. Without them, on a terminal
+// the user picks from a numbered list (askSkills); without one, the
+// skills are listed and add fails (exit 2).
+func pickSkills(c *cli.Context, e *env, arg, where string, names, listing []string) ([]string, error) {
 	picked := c.StringSlice("skill")
 	switch {
 	case c.Bool("all"):
 		return names, nil
 	case len(picked) == 0 && len(names) == 1:
 		return names, nil
+	case len(picked) == 0 && e.askable():
+		return askSkills(c, e, where, names, listing)
 	case len(picked) == 0:
 		return nil, usageErrorf(c, "%s holds %d skills: %s; pick with --skill NAME (repeatable) or --all", where, len(names), strings.Join(listing, ", "))
 	}
@@ -198,13 +202,13 @@ func pickSkills(c *cli.Context, arg, where string, names, listing []string) ([]s
 
 // gitWants lists the skills of a git repository (or its folder) and
 // picks with --skill or --all.
-func gitWants(ctx context.Context, c *cli.Context, m *manager.Manager, arg string) ([]manager.Want, error) {
+func gitWants(ctx context.Context, c *cli.Context, e *env, m *manager.Manager, arg string) ([]manager.Want, error) {
 	src, err := git.Parse(arg)
 	if err != nil {
 		return nil, usageErrorf(c, "%v", err)
 	}
-	e := source.Entry{Kind: project.KindGit, Location: src.URL, Path: src.Subdir, Ref: src.Ref, Repository: "git+" + src.URL}
-	dirs, err := m.ListSkills(ctx, e)
+	se := source.Entry{Kind: project.KindGit, Location: src.URL, Path: src.Subdir, Ref: src.Ref, Repository: "git+" + src.URL}
+	dirs, err := m.ListSkills(ctx, se)
 	if err != nil {
 		return nil, fmt.Errorf("add %s: %w", git.Redact(arg), err)
 	}
@@ -228,7 +232,7 @@ func gitWants(ctx context.Context, c *cli.Context, m *manager.Manager, arg strin
 		dirOf[n] = d
 		listing = append(listing, fmt.Sprintf("%s (%s)", n, d))
 	}
-	picked, err := pickSkills(c, arg, where, names, listing)
+	picked, err := pickSkills(c, e, arg, where, names, listing)
 	if err != nil {
 		return nil, err
 	}

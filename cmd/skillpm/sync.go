@@ -208,6 +208,6 @@ func sourceClients(e *env, ro registryOptions, from string) (*git.Client, *wellk
 			wk.PlainHTTP = append(append([]string{}, wk.PlainHTTP...), u.Host)
 		}
 	}
-	gitc := &git.Client{CacheDir: filepath.Join(dir, "git"), Limits: lim, Stall: tos.Stall}
+	gitc := &git.Client{CacheDir: filepath.Join(dir, "git"), Limits: lim, Stall: tos.Stall, Connect: tos.Connect}
 	return gitc, wk, nil
 }

@@ -9,9 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -38,7 +36,7 @@ var (
 	ErrAuth = errors.New("git: credentials missing or refused")
 )
 
-// DefaultTimeout bounds one git command when Client.Timeout is zero.
+// DefaultTimeout bounds one git operation when Client.Timeout is zero.
 const DefaultTimeout = 5 * time.Minute
 
 // maxListing bounds what is read of ls-remote and ls-tree output: a
@@ -53,12 +51,22 @@ type Client struct {
 	// CacheDir holds one bare repository per remote URL, so a commit
 	// fetched once is never fetched again.
 	CacheDir string
-	// Timeout bounds each git command; 0 means DefaultTimeout.
+	// Timeout bounds each operation (listing a remote's refs, one
+	// Fetch, one Export, a branch check), all its git commands
+	// together, whatever the transport; 0 means DefaultTimeout.
 	Timeout time.Duration
 	// Stall fails a transfer over HTTP(S) that moves less than 1 KiB/s
 	// for this long (git's http.lowSpeedLimit/lowSpeedTime), as the
-	// registry client's stall timeout does; 0 means 30s.
+	// registry client's stall timeout does, and an SSH connection whose
+	// server stops answering for this long (ServerAliveInterval); 0
+	// means 30s.
 	Stall time.Duration
+	// Connect bounds an SSH connection's set-up (ssh's ConnectTimeout);
+	// 0 means 10s. It is passed through GIT_SSH_COMMAND only when the
+	// user has not chosen their own ssh command (GIT_SSH_COMMAND,
+	// GIT_SSH or core.sshCommand). git has no connect timeout for
+	// HTTP(S) or git://: Timeout bounds those.
+	Connect time.Duration
 	// Env is added to git's environment (tests set GIT_CONFIG_GLOBAL).
 	Env []string
 	// Limits bound what Export writes, as for OCI layers.
@@ -66,7 +74,9 @@ type Client struct {
 
 	mu    sync.Mutex
 	locks map[string]*sync.RWMutex // per cached repository: fetches write, reads share
-	whole map[string]bool          // dir+commit whose blobs were all fetched
+	whole map[string]bool          // dir+commit whose blobs were all fetched: has a .gitattributes
+	trees map[string]*tree         // dir+commit read whole (tree.go)
+	ssh   sshOnce                  // the ssh command's bounds (bounds.go)
 }
 
 // Ref is one of a remote's tags or branches.
@@ -94,7 +104,7 @@ func IsCommit(s string) bool { return commitRE.MatchString(s) }
 // Refs lists the remote's tags and branches, annotated tags peeled to
 // their commits, sorted by name.
 func (c *Client) Refs(ctx context.Context, url string) ([]Ref, error) {
-	out, err := c.run(ctx, "", "ls-remote", "--tags", "--heads", "--", url)
+	out, err := c.runNet(ctx, "", url, "ls-remote", "--tags", "--heads", "--", url)
 	if err != nil {
 		return nil, fmt.Errorf("list refs of %s: %w", Redact(url), err)
 	}
@@ -130,6 +140,8 @@ func (c *Client) Fetch(ctx context.Context, url, commit string) error {
 	if !IsCommit(commit) {
 		return fmt.Errorf("fetch %s: %q is not a full commit id", Redact(url), commit)
 	}
+	ctx, cancel := c.opContext(ctx)
+	defer cancel()
 	if dir, runlock, err := c.repoRead(ctx, url); err == nil {
 		cached := c.has(ctx, dir, commit)
 		runlock()
@@ -145,7 +157,7 @@ func (c *Client) Fetch(ctx context.Context, url, commit string) error {
 	if c.has(ctx, dir, commit) {
 		return nil
 	}
-	if _, err := c.run(ctx, dir, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+	if _, err := c.runNet(ctx, dir, url, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
 		"--depth=1", "--filter=blob:none", "origin", commit); err != nil {
 		if msg := err.Error(); strings.Contains(msg, "not our ref") || strings.Contains(msg, "couldn't find remote ref") {
 			return fmt.Errorf("fetch %s at %s: commit %w (force-pushed away, or never there)", Redact(url), commit, ErrNotFound)
@@ -157,27 +169,40 @@ func (c *Client) Fetch(ctx context.Context, url, commit string) error {
 	}
 	// A small tree (the common monorepo of skills) gets all its blobs
 	// now, in one request, rather than one skill at a time.
-	if err := c.prefetch(ctx, dir, commit, "", maxWholeTree); err != nil {
+	if err := c.prefetch(ctx, dir, url, commit, "", maxWholeTree); err != nil {
 		return fmt.Errorf("fetch %s at %s: %w", Redact(url), commit, err)
 	}
 	return nil
 }
 
 // isWhole reports whether all of commit's blobs were fetched in this
-// run; markWhole records it.
+// run; markWhole records it, and whether the commit holds a
+// .gitattributes anywhere (which 'git archive' of the whole commit would
+// apply to folders that a per-folder archive reads without it, so such
+// a commit is exported per folder: tree.go).
 func (c *Client) isWhole(dir, commit string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.whole[dir+"@"+commit]
+	_, ok := c.whole[dir+"@"+commit]
+	return ok
 }
 
-func (c *Client) markWhole(dir, commit string) {
+func (c *Client) markWhole(dir, commit string, attrs bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.whole == nil {
 		c.whole = map[string]bool{}
 	}
-	c.whole[dir+"@"+commit] = true
+	c.whole[dir+"@"+commit] = attrs
+}
+
+// exportWhole reports whether Export may cut commit's folders from one
+// archive of the whole commit (tree.go).
+func (c *Client) exportWhole(dir, commit string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	attrs, ok := c.whole[dir+"@"+commit]
+	return ok && !attrs
 }
 
 // maxWholeTree is the most files a commit may have for Fetch to fetch
@@ -189,7 +214,7 @@ const maxWholeTree = 5000
 // all) of commit that a partial fetch left out, when there are at most
 // limit files there (0: no limit). Without it, git would fetch each
 // missing blob in a request of its own while exporting.
-func (c *Client) prefetch(ctx context.Context, dir, commit, subdir string, limit int) error {
+func (c *Client) prefetch(ctx context.Context, dir, url, commit, subdir string, limit int) error {
 	args := []string{"ls-tree", "-r", "-z", commit}
 	if subdir != "" {
 		args = append(args, "--", subdir+"/")
@@ -199,17 +224,19 @@ func (c *Client) prefetch(ctx context.Context, dir, commit, subdir string, limit
 		return err
 	}
 	blobs := map[string]bool{}
+	attrs := false
 	for _, e := range strings.Split(string(out), "\x00") {
-		meta, _, ok := strings.Cut(e, "\t")
+		meta, name, ok := strings.Cut(e, "\t")
 		if f := strings.Fields(meta); ok && len(f) == 3 && f[1] == "blob" {
 			blobs[f[2]] = true
+			attrs = attrs || path.Base(name) == ".gitattributes"
 		}
 	}
 	if limit > 0 && len(blobs) > limit {
 		return nil
 	}
 	if subdir == "" {
-		defer func() { c.markWhole(dir, commit) }()
+		defer func() { c.markWhole(dir, commit, attrs) }()
 	}
 	if len(blobs) == 0 {
 		return nil
@@ -227,7 +254,7 @@ func (c *Client) prefetch(ctx context.Context, dir, commit, subdir string, limit
 	for len(missing) > 0 {
 		n := min(len(missing), 1000)
 		args := append([]string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--filter=blob:none", "origin"}, missing[:n]...)
-		if _, err := c.run(ctx, dir, args...); err != nil {
+		if _, err := c.runNet(ctx, dir, url, args...); err != nil {
 			return err
 		}
 		missing = missing[n:]
@@ -268,6 +295,8 @@ func (c *Client) SkillDirs(ctx context.Context, url, commit, subdir string) ([]s
 // limits). Commit must have been fetched; blobs missing from a partial
 // clone are fetched now.
 func (c *Client) Export(ctx context.Context, url, commit, subdir, dst string) error {
+	ctx, cancel := c.opContext(ctx)
+	defer cancel()
 	dir, unlock, err := c.repoRead(ctx, url)
 	if err != nil {
 		return err
@@ -282,7 +311,7 @@ func (c *Client) Export(ctx context.Context, url, commit, subdir, dst string) er
 		if err != nil {
 			return err
 		}
-		err = c.prefetch(ctx, dir, commit, subdir, 0)
+		err = c.prefetch(ctx, dir, url, commit, subdir, 0)
 		wunlock()
 		if err != nil {
 			return fmt.Errorf("%s at %s: %w", Redact(url), commit, err)
@@ -292,8 +321,21 @@ func (c *Client) Export(ctx context.Context, url, commit, subdir, dst string) er
 		}
 	}
 	defer unlock()
-	ctx, cancel := context.WithTimeout(ctx, c.timeout())
-	defer cancel()
+	if c.exportWhole(dir, commit) {
+		if entries, ok := c.treeOf(ctx, dir, commit); ok {
+			buf, found, err := folderTar(entries, subdir)
+			if err != nil {
+				return fmt.Errorf("%s at %s: %w", Redact(url), commit, err)
+			}
+			if !found {
+				return fmt.Errorf("%s at %s: folder %q %w", Redact(url), commit, subdir, ErrNotFound)
+			}
+			if _, err := registry.Unpack(ctx, buf, dst, registry.UnpackOptions{Limits: c.Limits}); err != nil {
+				return fmt.Errorf("%s at %s: %w", Redact(url), commit, err)
+			}
+			return nil
+		}
+	}
 	cmd := c.command(ctx, dir, "archive", "--format=tar", treeish) // no gzip: it is read on the spot
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 64 << 10}
@@ -330,8 +372,7 @@ func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
 	if c.CacheDir == "" {
 		return "", nil, errors.New("git: no cache folder")
 	}
-	sum := sha256.Sum256([]byte(url))
-	dir := filepath.Join(c.CacheDir, hex.EncodeToString(sum[:16])+".git")
+	dir := c.dirOf(url)
 	c.mu.Lock()
 	if c.locks == nil {
 		c.locks = map[string]*sync.RWMutex{}
@@ -353,12 +394,10 @@ func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
 			_, err = c.run(ctx, tmp, "init", "--quiet", "--bare", ".")
 		}
 		if err == nil {
-			_, err = c.run(ctx, tmp, "remote", "add", "origin", url)
-		}
-		if err == nil {
-			// A promisor remote, so that a partial fetch's missing
+			// The remote, written directly rather than by two more git
+			// processes: a promisor, so that a partial fetch's missing
 			// blobs are fetched on demand.
-			_, err = c.run(ctx, tmp, "config", "remote.origin.promisor", "true")
+			err = addOrigin(filepath.Join(tmp, "config"), url)
 		}
 		if err == nil {
 			err = os.Rename(tmp, dir)
@@ -370,6 +409,30 @@ func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
 		}
 	}
 	return dir, l.Unlock, nil
+}
+
+// dirOf is the cached bare repository of url.
+func (c *Client) dirOf(url string) string {
+	sum := sha256.Sum256([]byte(url))
+	return filepath.Join(c.CacheDir, hex.EncodeToString(sum[:16])+".git")
+}
+
+// addOrigin appends the remote "origin" for url to a repository's
+// config file, the value quoted as git-config(1) says.
+func addOrigin(config, url string) error {
+	if strings.ContainsAny(url, "\n\r\x00") {
+		return fmt.Errorf("%q is not a valid repository URL", Redact(url))
+	}
+	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(url)
+	f, err := os.OpenFile(config, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "[remote \"origin\"]\n\turl = \"%s\"\n\tpromisor = true\n", q)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // repoRead is repo for commands that only read the cached repository:
@@ -387,13 +450,6 @@ func (c *Client) repoRead(ctx context.Context, url string) (string, func(), erro
 	return dir, l.RUnlock, nil
 }
 
-func (c *Client) stallSeconds() int {
-	if c.Stall <= 0 {
-		return 30
-	}
-	return max(1, int(c.Stall/time.Second))
-}
-
 // has reports whether commit was fetched into dir: Fetch records each
 // commit under refs/skillpm/, which also keeps it from garbage
 // collection. Looking up a ref, unlike reading the object, never makes a
@@ -402,115 +458,21 @@ func (c *Client) has(ctx context.Context, dir, commit string) bool {
 	if _, err := os.Stat(filepath.Join(dir, "refs", "skillpm", commit)); err == nil {
 		return true // a loose ref: no git process needed
 	}
+	if !c.mayPack(dir) {
+		return false // no packed refs, no reftable: the loose ref is all
+	}
 	_, err := c.run(ctx, dir, "show-ref", "--verify", "--quiet", "refs/skillpm/"+commit)
 	return err == nil
 }
 
-func (c *Client) timeout() time.Duration {
-	if c.Timeout > 0 {
-		return c.Timeout
-	}
-	return DefaultTimeout
-}
-
-// command builds a git command that is safe to point at a hostile
-// repository: no terminal prompts (credential helpers and GIT_ASKPASS
-// still work), only the transports skillpm names (never ext::), no
-// hooks, no fsmonitor, and the user's global config (for credentials and
-// SSH) but not the repository's own.
-func (c *Client) command(ctx context.Context, dir string, args ...string) *exec.Cmd {
-	bin := c.Git
-	if bin == "" {
-		bin = "git"
-	}
-	full := append([]string{
-		"-c", "core.hooksPath=/dev/null",
-		"-c", "core.fsmonitor=false",
-		"-c", "protocol.ext.allow=never",
-		"-c", "protocol.file.allow=always",
-		"-c", "fetch.fsckObjects=true",
-		"-c", "gc.auto=0", "-c", "maintenance.auto=false", // the cache is skillpm's, collected by nobody mid-install
-		"-c", "http.lowSpeedLimit=1024",
-		"-c", fmt.Sprintf("http.lowSpeedTime=%d", c.stallSeconds()),
-	}, args...)
-	cmd := exec.CommandContext(ctx, bin, full...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"GIT_TERMINAL_PROMPT=0",
-		"GIT_ALLOW_PROTOCOL=file:git:http:https:ssh",
-		"GIT_CONFIG_NOSYSTEM=1",
-		"LC_ALL=C",
-	)
-	cmd.Env = append(cmd.Env, c.Env...)
-	cmd.WaitDelay = 5 * time.Second
-	return cmd
-}
-
-// run runs git and returns its stdout, bounded, or an error wrapping
-// ErrNoGit or ErrFailed with git's own message.
-func (c *Client) run(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout())
-	defer cancel()
-	cmd := c.command(ctx, dir, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &limitedBuffer{buf: &stdout, max: maxListing}
-	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 64 << 10}
-	err := cmd.Run()
-	if err == nil {
-		return stdout.Bytes(), nil
-	}
-	if ctx.Err() != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%w: git %s timed out after %s", ErrFailed, args[0], c.timeout())
+// mayPack reports whether dir may keep refs elsewhere than in loose
+// files: a packed-refs file or a reftable (skillpm never packs its refs,
+// but a user's git may have).
+func (c *Client) mayPack(dir string) bool {
+	for _, f := range []string{"packed-refs", "reftable"} {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			return true
 		}
-		return nil, ctx.Err()
 	}
-	if cmd.ProcessState == nil {
-		return nil, c.startError(err) // git never ran
-	}
-	if errors.Is(err, errListingTooLarge) {
-		return nil, fmt.Errorf("%w: git %s printed more than %d bytes", ErrFailed, args[0], maxListing)
-	}
-	msg := strings.TrimSpace(stderr.String())
-	if msg == "" {
-		msg = err.Error()
-	}
-	return nil, classify(msg)
-}
-
-// classify turns git's message into the error a caller tells apart.
-func classify(msg string) error {
-	low := strings.ToLower(msg)
-	switch {
-	case strings.Contains(low, "could not read username"), strings.Contains(low, "could not read password"),
-		strings.Contains(low, "authentication failed"), strings.Contains(low, "permission denied (publickey"),
-		strings.Contains(low, "http basic: access denied"):
-		return fmt.Errorf("%w: %s (set up a git credential helper, GIT_ASKPASS or an SSH key for this host, as for 'git clone')", ErrAuth, msg)
-	case strings.Contains(low, "does not appear to be a git repository"), strings.Contains(low, "repository not found"),
-		strings.Contains(low, "' not found"), strings.Contains(low, "no such repository"):
-		return fmt.Errorf("repository %w: %s", ErrNotFound, msg)
-	}
-	return fmt.Errorf("%w: %s", ErrFailed, msg)
-}
-
-func (c *Client) startError(err error) error {
-	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-		return fmt.Errorf("%w (%v): install git (apt-get install git, brew install git) to use git sources", ErrNoGit, err)
-	}
-	return err
-}
-
-var errListingTooLarge = errors.New("output too large")
-
-// limitedBuffer writes into buf and fails past max bytes.
-type limitedBuffer struct {
-	buf *bytes.Buffer
-	max int
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if l.buf.Len()+len(p) > l.max {
-		return 0, errListingTooLarge
-	}
-	return l.buf.Write(p)
+	return false
 }

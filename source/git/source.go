@@ -150,7 +150,7 @@ func (s *Kind) Versions(ctx context.Context, e source.Entry) ([]source.Candidate
 
 // head is the remote's default branch, tracked.
 func (s *Kind) head(ctx context.Context, url string) (source.Candidate, error) {
-	out, err := s.Client.run(ctx, "", "ls-remote", "--symref", "--", url, "HEAD")
+	out, err := s.Client.runNet(ctx, "", url, "ls-remote", "--symref", "--", url, "HEAD")
 	if err != nil {
 		return source.Candidate{}, wrapErr(fmt.Errorf("list refs of %s: %w", Redact(url), err))
 	}

@@ -93,7 +93,7 @@ func (k *Kind) Versions(ctx context.Context, e source.Entry) ([]source.Candidate
 	if err != nil {
 		return nil, err
 	}
-	c := source.Candidate{Pin: lockfile.Source{Digest: ent.Digest}}
+	c := source.Candidate{Pin: lockfile.Source{Digest: ent.Digest, URL: RelURL(e.Location, ent.URL)}}
 	if v, err := semver.StrictNewVersion(strings.TrimPrefix(ent.Version, "v")); err == nil && ent.Version != "" {
 		c.Version = v
 	} else {
@@ -130,7 +130,30 @@ func (k *Kind) Export(ctx context.Context, e source.Entry, pin lockfile.Source, 
 		return fmt.Errorf("%s: %s now serves %s with digest %s, but skills.lock pins %s: the artifact changed: %w; check the change, then run 'skillpm update %s'",
 			e.Name, e.Location, redact(ent.URL), ent.Digest, pin.Digest, source.ErrPinMismatch, e.Name)
 	}
+	// A lock that records where the artifact was (not one written before
+	// the URL was) must find it there still.
+	if pin.URL != "" && AbsURL(e.Location, pin.URL) != ent.URL {
+		return fmt.Errorf("%s: %s now lists the artifact %s at %s, but skills.lock says it came from %s: %w; check the change, then run 'skillpm update %s'",
+			e.Name, e.Location, pin.Digest, redact(ent.URL), redact(AbsURL(e.Location, pin.URL)), source.ErrPinMismatch, e.Name)
+	}
 	return c.Export(ctx, ent, dir)
+}
+
+// RelURL is an artifact's URL as skills.lock records it: relative to
+// origin when it lies under it, else as it is.
+func RelURL(origin, artifact string) string {
+	if rest, ok := strings.CutPrefix(artifact, strings.TrimSuffix(origin, "/")+"/"); ok && rest != "" {
+		return rest
+	}
+	return artifact
+}
+
+// AbsURL is the artifact URL a lock records (RelURL) made absolute again.
+func AbsURL(origin, recorded string) string {
+	if strings.Contains(recorded, "://") {
+		return recorded
+	}
+	return strings.TrimSuffix(origin, "/") + "/" + recorded
 }
 
 // Skills lists the skills the index of e.Location holds, by name

@@ -94,3 +94,36 @@ func TestKind(t *testing.T) {
 		t.Errorf("warm notes SKILL.md = %q, %v", b, err)
 	}
 }
+
+// The pin records where the index said the artifact is, relative to the
+// origin; an export checks the index still lists it there with that
+// digest. A lock without a URL (written before it was recorded) is read
+// as before.
+func TestKindPinURL(t *testing.T) {
+	ctx := context.Background()
+	s := newSite(t)
+	tgz := tarGz(t, tarEntry{name: "SKILL.md", body: skillMD("pdf")})
+	s.index(t, IndexPath, s.artifact("pdf", TypeArchive, "/.well-known/agent-skills/pdf.tar.gz", tgz))
+	e := source.Entry{Name: "pdf", Kind: "wellknown", Location: s.srv.URL, Repository: "wellknown+" + s.srv.URL}
+	cands, err := (&Kind{Client: newClient(t)}).Versions(ctx, e)
+	if err != nil || cands[0].Pin.URL != ".well-known/agent-skills/pdf.tar.gz" {
+		t.Fatalf("Versions(pdf) pin = %+v, %v; want url .well-known/agent-skills/pdf.tar.gz", cands, err)
+	}
+	out := t.TempDir()
+	old := lockfile.Source{Digest: cands[0].Pin.Digest}
+	if err := (&Kind{Client: newClient(t)}).Export(ctx, e, old, filepath.Join(out, "old")); err != nil {
+		t.Errorf("export of a pin without url = %v; want nil", err)
+	}
+	// The same bytes, now listed at another address.
+	s.index(t, IndexPath, s.artifact("pdf", TypeArchive, "/.well-known/agent-skills/moved.tar.gz", tgz))
+	err = (&Kind{Client: newClient(t)}).Export(ctx, e, cands[0].Pin, filepath.Join(out, "moved"))
+	if !errors.Is(err, source.ErrPinMismatch) || !strings.Contains(err.Error(), "moved.tar.gz") || !strings.Contains(err.Error(), "came from "+s.srv.URL+"/.well-known/agent-skills/pdf.tar.gz") {
+		t.Errorf("export of an artifact listed elsewhere = %v; want ErrPinMismatch naming both URLs", err)
+	}
+	if got := AbsURL(s.srv.URL, "https://cdn.example.com/pdf.tgz"); got != "https://cdn.example.com/pdf.tgz" {
+		t.Errorf("AbsURL(absolute) = %q", got)
+	}
+	if got := RelURL("https://example.com/docs", "https://cdn.example.com/pdf.tgz"); got != "https://cdn.example.com/pdf.tgz" {
+		t.Errorf("RelURL(elsewhere) = %q; want it absolute", got)
+	}
+}
