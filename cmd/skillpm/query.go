@@ -10,26 +10,11 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/catalog"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/manager"
-	"github.com/skillpm/skillpm/skill"
 	"github.com/urfave/cli/v2"
 )
-
-type want struct {
-	name, constraint string
-	explicit         bool
-}
-
-// parseWant reads NAME or NAME@CONSTRAINT from the command line.
-func parseWant(arg string) (want, error) {
-	d, err := skill.ParseDependency(arg)
-	if err != nil {
-		return want{}, err
-	}
-	_, c, explicit := strings.Cut(arg, "@")
-	return want{name: d.Name, constraint: strings.TrimSpace(c), explicit: explicit && strings.TrimSpace(c) != ""}, nil
-}
 
 func outdatedCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -190,7 +175,8 @@ Examples:
 			if len(cfg.AllowTargetOutside) == 0 && len(agent.Dirs(dir, home)) == len(dirs) {
 				discovered = append(make([]install.Entry, 0, len(all)), all...)
 			}
-			reportListHealth(c.Context, e, dir, home, discovered)
+			idx, _ := indexPath()
+			warn(e, catalog.ListHealth(c.Context, dir, home, idx, discovered))
 			if e.json {
 				return writeJSON(e.stdout, nonNil(entries))
 			}
