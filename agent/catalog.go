@@ -144,10 +144,13 @@ func Build(ctx context.Context, opts Options) (*Catalog, error) {
 	if entries == nil {
 		entries = install.Discover(Dirs(opts.Project, opts.Home))
 	}
-	var eff []install.Entry // precedence (load) order
-	for _, e := range entries {
-		if e.Effective {
-			eff = append(eff, e)
+	// The effective entries, in precedence (load) order, by pointer: an
+	// install.Entry is large, and copying a thousand of them into a
+	// growing slice was a fifth of a warm build's allocations.
+	eff := make([]*install.Entry, 0, len(entries))
+	for i := range entries {
+		if entries[i].Effective {
+			eff = append(eff, &entries[i])
 		}
 	}
 	paths := make([]string, len(eff))
@@ -164,7 +167,7 @@ func Build(ctx context.Context, opts Options) (*Catalog, error) {
 		return nil, err
 	}
 	c := &Catalog{Index: st}
-	var loaded []*Skill
+	loaded := make([]*Skill, 0, len(eff))
 	for i, e := range eff {
 		r := res[i]
 		if r.Err != nil {
@@ -235,22 +238,25 @@ func New(skills []*Skill) *Catalog {
 
 // setSkills fills Skills, Tools and Conflicts from skills in load order.
 func (c *Catalog) setSkills(loaded []*Skill) {
-	owners := map[string][]*Skill{}
+	owners := make(map[string][]*Skill, len(loaded))
 	var names []string
 	for _, s := range loaded {
-		seen := map[string]bool{}
-		for _, t := range s.Tools {
-			if t.Name == "" || seen[t.Name] {
+		for i := range s.Tools {
+			t := &s.Tools[i]
+			if t.Name == "" || s.declaredBefore(i) {
 				continue // a duplicate within one skill is lint's business
 			}
-			seen[t.Name] = true
-			if owners[t.Name] == nil {
+			ow, ok := owners[t.Name]
+			if !ok {
 				names = append(names, t.Name)
 			}
-			owners[t.Name] = append(owners[t.Name], s)
+			owners[t.Name] = append(ow, s)
 		}
 	}
 	sort.Strings(names)
+	if len(names) > 0 {
+		c.Tools = make([]Tool, 0, len(names))
+	}
 	for _, n := range names {
 		ow := owners[n]
 		win := ow[len(ow)-1]
@@ -266,6 +272,18 @@ func (c *Catalog) setSkills(loaded []*Skill) {
 	c.order = loaded
 	c.Skills = append([]*Skill(nil), loaded...)
 	sort.SliceStable(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
+}
+
+// declaredBefore reports whether the tool at index i has the name of an
+// earlier tool of s. A skill declares a handful of tools: a scan is cheaper
+// than a set per skill.
+func (s *Skill) declaredBefore(i int) bool {
+	for j := range i {
+		if s.Tools[j].Name == s.Tools[i].Name {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Skill) tool(name string) *skill.Tool {

@@ -379,6 +379,10 @@ func writeURLs(dir string, pubs []published) string {
 // build compiles a package of this module into out.
 func build(pkg, out string) {
 	cmd := exec.Command("go", "build", "-o", out, pkg)
+	// Static, as the README's install line builds skillpm: a cgo binary
+	// pays the dynamic loader and libc on every start (hello-world is
+	// static either way: it imports no net or os/user).
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		log.Fatalf("go build %s: %v", pkg, err)

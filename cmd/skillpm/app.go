@@ -260,6 +260,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // runEnv runs the command line args with e's streams and returns the exit
 // code.
 func runEnv(ctx context.Context, e *env, args []string) int {
+	if len(args) == 2 && (args[1] == "--version" || args[1] == "-V") {
+		// The plain 'skillpm --version' that scripts and agents run to
+		// probe the tool: no command tree to build (newApp allocates every
+		// command's flags), the same bytes as the version command.
+		if err := printVersion(e); err != nil {
+			return report(e, err)
+		}
+		return exitOK
+	}
 	app := newApp(e)
 	if commandName(args) == "" && (hasFlag(args, "version") || hasFlag(args, "V")) {
 		// 'skillpm --version' and '-V', as npm, cargo and uv spell it.

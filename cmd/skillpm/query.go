@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/catalog"
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/urfave/cli/v2"
@@ -167,7 +168,8 @@ Examples:
 			if len(cfg.AllowTargetOutside) == 0 && len(agent.Dirs(dir, home)) == len(dirs) {
 				discovered = append(make([]install.Entry, 0, len(all)), all...)
 			}
-			reportListHealth(c.Context, e, dir, home, discovered)
+			idx, _ := indexPath()
+			warn(e, catalog.ListHealth(c.Context, dir, home, idx, discovered))
 			if e.json {
 				return writeJSON(e.stdout, nonNil(entries))
 			}

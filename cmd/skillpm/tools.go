@@ -1,141 +1,16 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"time"
 	"unicode/utf8"
 
 	"github.com/skillpm/skillpm/agent"
-	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/sandbox"
 	"github.com/skillpm/skillpm/skill"
-	"github.com/skillpm/skillpm/toolrun"
 	"github.com/urfave/cli/v2"
 )
-
-// catalogFlags are the flags of every command that reads the installed
-// skills.
-func catalogFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "project", Aliases: []string{"C"}, Usage: "read project skills under `DIR` (default: the current folder)"},
-		&cli.BoolFlag{Name: "no-index", Usage: "parse every SKILL.md instead of reading the metadata index"},
-	}
-}
-
-// runFlags are the flags of the commands that run tools or scripts.
-func runFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "workdir", Usage: "run in `DIR` and pass it as __workDir (default: the current folder)"},
-		&cli.DurationFlag{Name: "timeout", Usage: "limit every run to `DURATION`; a tool's own timeout_seconds applies only when lower (default: the tool's own, at most 10m; 30s for tools without one)"},
-		&cli.StringSliceFlag{Name: "env", Usage: "let skills receive the environment variable `NAME` if they declare it as a secret (repeatable; also tools.env in config.yaml)"},
-		sandboxFlag(),
-		yesFlag(),
-		&cli.StringFlag{Name: "audit-log", Usage: "append one JSON line per run to `FILE` (default: $SKILLPM_HOME/audit.jsonl, else $XDG_STATE_HOME/skillpm/audit.jsonl)"},
-	}
-}
-
-// runOptions turns the run flags, the user config's tools.env and the
-// project's skills.yaml into toolrun options. The child's live stderr is
-// copied to ours unless --quiet; withheld secrets are warned about.
-func runOptions(e *env, c *cli.Context) (toolrun.Options, error) {
-	o := toolrun.Options{WorkDir: c.String("workdir"), Timeout: c.Duration("timeout"), Groups: &e.groups}
-	o.MaxOutput = c.Int("max-output") // 0 (also when the command has no --max-output): the default
-	if o.Timeout < 0 {
-		return o, usageErrorf(c, "--timeout %s is negative", o.Timeout)
-	}
-	for _, n := range c.StringSlice("env") {
-		if !toolrun.ValidEnvName(n) {
-			return o, usageErrorf(c, "--env %q is not an environment variable name (give the name only, not NAME=VALUE)", n)
-		}
-		o.AllowEnv = append(o.AllowEnv, n)
-	}
-	cfg, err := e.userConfig()
-	if err != nil {
-		return o, err
-	}
-	o.Grants = cfg.Tools.Env
-	mode, err := sandboxMode(c, cfg.Tools.Sandbox)
-	if err != nil {
-		return o, err
-	}
-	if dir, err := projectDir(c); err == nil {
-		switch m, err := project.Load(dir); {
-		case err == nil:
-			mode = tightenSandbox(e, mode, m)
-			// skills.yaml comes with the repository, not from the user: it
-			// may grant only names that are not sensitive.
-			safe, refused := m.Tools.Env.Untrusted()
-			for _, r := range refused {
-				if !cfg.Tools.Env.Allows(r.Skill, r.Name) {
-					e.logf("warning: %s grants %s to skill %q, but a project file may not grant a sensitive variable; allow it with --env %s or under tools.env in the user config", m.Path(), r.Name, r.Skill, r.Name)
-				}
-			}
-			o.Grants = o.Grants.Merge(safe)
-		case !errors.Is(err, project.ErrNotFound):
-			return o, err
-		}
-	}
-	o.Sandbox = &toolrun.Sandbox{Mode: mode, Warn: func(msg string) { e.logf("warning: %s", msg) }}
-	o.Audit = auditLog(e, c)
-	o.Confirm = confirmFunc(e, c)
-	if !e.quiet {
-		o.Stderr = e.stderr
-	}
-	var mu sync.Mutex
-	warned := map[string]bool{}
-	o.Withheld = func(skill string, names []string) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, n := range names {
-			if warned[skill+"\x00"+n] {
-				continue
-			}
-			warned[skill+"\x00"+n] = true
-			e.logf("warning: skill %q declares the secret %s, which is set but not allowed for it, so it was not passed; allow it with --env %s, or with tools.env: {%s: [%s]} in the user config", skill, n, n, skill, n)
-		}
-	}
-	return o, nil
-}
-
-// loadCatalog discovers the effective skills of the project (--project,
-// else the nearest folder up with skills.yaml, else the current folder, as
-// for list) and of $HOME, through the index unless --no-index, and warns
-// about skills that cannot be read.
-func loadCatalog(ctx context.Context, e *env, c *cli.Context) (*agent.Catalog, error) {
-	project, err := projectDir(c)
-	if err != nil {
-		return nil, fmt.Errorf("project folder: %w", err)
-	}
-	if fi, err := os.Stat(project); err != nil || !fi.IsDir() {
-		return nil, usageErrorf(c, "project folder %s does not exist", project)
-	}
-	home, _ := os.UserHomeDir() // no home: no user scope
-	opts := agent.Options{Project: project, Home: home}
-	if !c.Bool("no-index") {
-		opts.IndexPath, _ = indexPath() // no cache folder: no index
-	}
-	start := time.Now()
-	cat, err := agent.Build(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	st := cat.Index
-	e.debugf("catalog: %d skills, %d tools in %s (index %s: %d hits, %d misses, read error %v, wrote %v, write error %v)",
-		len(cat.Skills), len(cat.Tools), time.Since(start).Round(time.Microsecond), opts.IndexPath, st.Hits, st.Misses, st.ReadErr, st.Wrote, st.WriteErr)
-	if st.Rebuilt {
-		e.logf("warning: the metadata index was corrupt and has been rebuilt (%s)", opts.IndexPath)
-	}
-	for _, p := range cat.Problems {
-		e.logf("warning: skipping %s: %v", p.Dir, p.Err)
-	}
-	return cat, nil
-}
 
 func toolsCommand(e *env) *cli.Command {
 	return &cli.Command{

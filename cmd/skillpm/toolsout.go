@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 
@@ -24,13 +25,20 @@ func streamToolsJSON(w io.Writer, cat *agent.Catalog, mode sandbox.Mode) error {
 		conflicts = []agent.Conflict{}
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
+	// One encoder for every value: it keeps its indent buffer, where
+	// json.MarshalIndent allocates the compact and the indented copy anew
+	// for each of a thousand tools. The same bytes: HTML escaped, and the
+	// newline Encode adds is dropped.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	put := func(s string, v any, prefix string) error {
 		bw.WriteString(s)
-		b, err := json.MarshalIndent(v, prefix, "  ")
-		if err != nil {
+		buf.Reset()
+		enc.SetIndent(prefix, "  ")
+		if err := enc.Encode(v); err != nil {
 			return err
 		}
-		_, err = bw.Write(b)
+		_, err := bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 		return err
 	}
 	if err := put("{\n  \"conflicts\": ", conflicts, "  "); err != nil {

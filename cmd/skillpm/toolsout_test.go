@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"testing"
 
 	"github.com/skillpm/skillpm/agent"
@@ -73,6 +75,26 @@ func TestStreamToolsJSONBytes(t *testing.T) {
 			if got.String() != want.String() {
 				t.Errorf("%s, %s: streamed output differs\ngot:\n%s\nwant:\n%s", name, mode, got.String(), want.String())
 			}
+		}
+	}
+}
+
+// BenchmarkStreamToolsJSON1000 writes 'tools --json' for 1,000 skills of
+// one tool each, in process: the output's share of a warm 'tools --json'.
+func BenchmarkStreamToolsJSON1000(b *testing.B) {
+	var skills []*agent.Skill
+	for i := range 1000 {
+		name := fmt.Sprintf("skill-%04d", i)
+		skills = append(skills, &agent.Skill{Name: name, Dir: "/p/.claude/skills/" + name, Location: "/p/.claude/skills/" + name + "/SKILL.md",
+			Scope: install.ScopeProject, Root: ".claude/skills",
+			Tools: []skill.Tool{{Name: fmt.Sprintf("tool_%04d", i), Description: "Does thing.", Entrypoint: "scripts/run.sh", Source: skill.FromToolsJSON,
+				InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"The input."}}}`)}}})
+	}
+	cat := agent.New(skills)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := streamToolsJSON(io.Discard, cat, sandbox.Default); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -14,17 +14,22 @@ func versionCommand(e *env) *cli.Command {
 		Usage:     "print skillpm's version",
 		UsageText: "skillpm version [--json]",
 		Action: func(c *cli.Context) error {
-			v := version
-			if v == "dev" {
-				if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-					v = bi.Main.Version
-				}
-			}
-			if e.json {
-				return writeJSON(e.stdout, map[string]string{"version": v, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH})
-			}
-			fmt.Fprintf(e.stdout, "skillpm %s (%s, %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return nil
+			return printVersion(e)
 		},
 	}
+}
+
+// printVersion prints skillpm's version, as text or (--json) JSON.
+func printVersion(e *env) error {
+	v := version
+	if v == "dev" {
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+	}
+	if e.json {
+		return writeJSON(e.stdout, map[string]string{"version": v, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH})
+	}
+	fmt.Fprintf(e.stdout, "skillpm %s (%s, %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return nil
 }
