@@ -40,14 +40,15 @@ func toolsDir() string {
 }
 
 // cosignBin returns the cosign binary scripts run as $COSIGN: the
-// pinned build scripts/test makes ($SKILLPM_COSIGN_BIN), or "" when
+// pinned build scripts/test makes ($SKILLPM_COSIGN_BIN), also while it is
+// still being built (the [cosign] condition waits for it), or "" when
 // there is none.
 func cosignBin() string {
 	bin := os.Getenv("SKILLPM_COSIGN_BIN")
 	if bin == "" {
 		bin = filepath.Join(toolsDir(), "bin", "cosign")
 	}
-	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+	if peerPending("cosign") || executable(bin) {
 		return bin
 	}
 	return ""
