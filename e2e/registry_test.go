@@ -77,7 +77,7 @@ func allKinds() []registryKind {
 			name:   "distribution",
 			envVar: "SKILLPM_REGISTRY_BIN",
 			bin:    filepath.Join(tools, "bin", "registry"),
-			get:    "run scripts/test once, or: GOBIN=" + filepath.Join(tools, "bin") + " go install github.com/distribution/distribution/v3/cmd/registry@v3.1.2",
+			get:    "run scripts/test once (it builds scripts/tools/registry), or: scripts/test tools",
 		},
 		{
 			name:   "docker-registry",
