@@ -151,6 +151,9 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 				return inCI(), nil
 			}
 			if cond == "cosign" {
+				if err := waitPeer("cosign"); err != nil {
+					return false, err
+				}
 				// Under CI a missing cosign fails the script: no silent skips.
 				if cosignBin() == "" && inCI() {
 					return false, fmt.Errorf("cosign is required when CI is set: run scripts/test, which builds it, or set SKILLPM_COSIGN_BIN")

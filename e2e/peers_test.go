@@ -29,13 +29,14 @@ func mcpJSModules() string {
 }
 
 // orasBin returns the pinned ORAS CLI scripts run as $ORAS
-// ($SKILLPM_ORAS_BIN, set by scripts/test), or "" when there is none.
+// ($SKILLPM_ORAS_BIN, set by scripts/test), also while it is still being
+// built (the [oras] condition waits for it), or "" when there is none.
 func orasBin() string {
 	bin := os.Getenv("SKILLPM_ORAS_BIN")
 	if bin == "" {
 		bin = filepath.Join(toolsDir(), "bin", "oras")
 	}
-	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+	if peerPending("oras") || executable(bin) {
 		return bin
 	}
 	return ""
@@ -48,6 +49,9 @@ func peerCondition(cond string) (ok, known bool, err error) {
 	case "mcpjs":
 		have, how = mcpJSModules(), "node and SKILLPM_TEST_MCP_JS (the MCP TypeScript SDK)"
 	case "oras":
+		if err := waitPeer("oras"); err != nil {
+			return false, true, err
+		}
 		have, how = orasBin(), "SKILLPM_ORAS_BIN (the ORAS CLI)"
 	default:
 		return false, false, nil

@@ -40,14 +40,15 @@ func toolsDir() string {
 }
 
 // cosignBin returns the cosign binary scripts run as $COSIGN: the
-// pinned build scripts/test makes ($SKILLPM_COSIGN_BIN), or "" when
+// pinned build scripts/test makes ($SKILLPM_COSIGN_BIN), also while it is
+// still being built (the [cosign] condition waits for it), or "" when
 // there is none.
 func cosignBin() string {
 	bin := os.Getenv("SKILLPM_COSIGN_BIN")
 	if bin == "" {
 		bin = filepath.Join(toolsDir(), "bin", "cosign")
 	}
-	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+	if peerPending("cosign") || executable(bin) {
 		return bin
 	}
 	return ""
@@ -76,7 +77,7 @@ func allKinds() []registryKind {
 			name:   "distribution",
 			envVar: "SKILLPM_REGISTRY_BIN",
 			bin:    filepath.Join(tools, "bin", "registry"),
-			get:    "run scripts/test once, or: GOBIN=" + filepath.Join(tools, "bin") + " go install github.com/distribution/distribution/v3/cmd/registry@v3.1.2",
+			get:    "run scripts/test once (it builds scripts/tools/registry), or: scripts/test tools",
 		},
 		{
 			name:   "docker-registry",
