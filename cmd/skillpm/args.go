@@ -3,7 +3,6 @@ package main
 import (
 	"strings"
 
-	"github.com/skillpm/skillpm/skill"
 	"github.com/urfave/cli/v2"
 )
 
@@ -96,20 +95,4 @@ func takesValue(flags []cli.Flag, a string) bool {
 		}
 	}
 	return false
-}
-
-// want is a skill named on the command line, with its constraint.
-type want struct {
-	name, constraint string
-	explicit         bool
-}
-
-// parseWant reads NAME or NAME@CONSTRAINT from the command line.
-func parseWant(arg string) (want, error) {
-	d, err := skill.ParseDependency(arg)
-	if err != nil {
-		return want{}, err
-	}
-	_, c, explicit := strings.Cut(arg, "@")
-	return want{name: d.Name, constraint: strings.TrimSpace(c), explicit: explicit && strings.TrimSpace(c) != ""}, nil
 }
