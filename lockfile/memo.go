@@ -14,7 +14,7 @@ import (
 
 // memoKind names lock memos. Bump its version whenever File, Skill or
 // Source change (TestMemoCoversFields fails until then).
-const memoKind = "skillpm lock memo v1"
+const memoKind = "skillpm lock memo v2"
 
 // ReadMemo reads the lock at path as Read does, through the memo folder
 // dir: a lock whose bytes were decoded before is not decoded again. A
@@ -67,6 +67,7 @@ func encodeMemo(f *File) []byte {
 			str(s.Source.Commit)
 			str(s.Source.Ref)
 			str(s.Source.Digest)
+			str(s.Source.URL)
 		}
 		b = binary.AppendUvarint(b, uint64(len(s.Dependencies)))
 		for _, d := range s.Dependencies {
@@ -116,7 +117,7 @@ func decodeMemo(b []byte) (f *File, ok bool) {
 		data = data[1:]
 		s.Requested = flags&1 != 0
 		if flags&2 != 0 {
-			s.Source = &Source{Commit: str(), Ref: str(), Digest: str()}
+			s.Source = &Source{Commit: str(), Ref: str(), Digest: str(), URL: str()}
 		}
 		if deps := num(); deps > 0 && !bad {
 			s.Dependencies = make([]string, deps)

@@ -86,7 +86,7 @@ func TestMemoCoversFields(t *testing.T) {
 	}{
 		{File{}, "LockVersion Inputs Skills"},
 		{Skill{}, "Name Version Repository Source Manifest Content Dependencies Requested Signer"},
-		{Source{}, "Commit Ref Digest"},
+		{Source{}, "Commit Ref Digest URL"},
 	} {
 		if got := strings.Join(fields(c.v), " "); got != c.want {
 			t.Errorf("%T has the fields %s; the memo encodes %s", c.v, got, c.want)
