@@ -1,8 +1,6 @@
 package install
 
 import (
-	"encoding/binary"
-
 	"github.com/skillpm/skillpm/internal/memo"
 )
 
@@ -37,98 +35,70 @@ func rememberRecord(dir string, data []byte, r *Record) {
 }
 
 func encodeRecordMemo(r *Record) []byte {
-	var b []byte
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
+	var e memo.Encoder
 	var skill func(s *RecordSkill)
 	skill = func(s *RecordSkill) {
 		for _, v := range []string{s.Version, s.Repository, s.Manifest, s.Tree, s.Stat, s.Owner} {
-			str(v)
+			e.Str(v)
 		}
-		b = binary.AppendUvarint(b, uint64(len(s.Files)))
+		e.Num(len(s.Files))
 		for _, f := range s.Files {
-			str(f)
+			e.Str(f)
 		}
 		if s.Pending == nil {
-			b = append(b, 0)
+			e.Byte(0)
 		} else {
-			b = append(b, 1)
+			e.Byte(1)
 			skill(s.Pending)
 		}
 	}
-	b = binary.AppendUvarint(b, uint64(r.Version))
-	b = binary.AppendUvarint(b, uint64(len(r.Skills)))
+	e.Num(r.Version)
+	e.Num(len(r.Skills))
 	for name, s := range r.Skills {
-		str(name)
+		e.Str(name)
 		skill(s)
 	}
-	return b
+	return e.B
 }
 
 // decodeRecordMemo reads what encodeRecordMemo wrote; ok is false for
-// anything else. Every string is a slice of one copy of b.
+// anything else.
 func decodeRecordMemo(b []byte) (*Record, bool) {
-	data := string(b)
-	bad := false
-	num := func() int {
-		v, n := binary.Uvarint([]byte(data[:min(len(data), binary.MaxVarintLen64)]))
-		if n <= 0 || v > uint64(len(data)) {
-			bad = true
-			return 0
-		}
-		data = data[n:]
-		return int(v)
-	}
-	str := func() string {
-		n := num()
-		if bad || n > len(data) {
-			bad = true
-			return ""
-		}
-		s := data[:n]
-		data = data[n:]
-		return s
-	}
+	d := memo.NewDecoder(b)
 	var skill func(depth int) *RecordSkill
 	skill = func(depth int) *RecordSkill {
-		s := &RecordSkill{Version: str(), Repository: str(), Manifest: str(), Tree: str(), Stat: str(), Owner: str()}
-		if n := num(); n > 0 && !bad {
+		s := &RecordSkill{Version: d.Str(), Repository: d.Str(), Manifest: d.Str(), Tree: d.Str(), Stat: d.Str(), Owner: d.Str()}
+		if n := d.Num(); n > 0 && !d.Bad {
 			s.Files = make([]string, n)
 			for i := range s.Files {
-				s.Files[i] = str()
+				s.Files[i] = d.Str()
 			}
 		}
-		if bad || len(data) == 0 {
-			bad = true
+		switch pending := d.Byte(); {
+		case d.Bad:
 			return nil
-		}
-		pending := data[0]
-		data = data[1:]
-		switch {
 		case pending == 1 && depth == 0:
 			s.Pending = skill(1)
 		case pending != 0:
-			bad = true
+			d.Bad = true
 		}
 		return s
 	}
-	r := &Record{Version: num()}
-	n := num()
-	if bad {
+	r := &Record{Version: d.Num()}
+	n := d.Num()
+	if d.Bad {
 		return nil, false
 	}
 	r.Skills = make(map[string]*RecordSkill, n)
 	for range n {
-		name := str()
+		name := d.Str()
 		s := skill(0)
-		if bad {
+		if d.Bad {
 			return nil, false
 		}
 		r.Skills[name] = s
 	}
-	if len(data) != 0 || r.Version != 1 || len(r.Skills) != n {
+	if !d.Done() || r.Version != 1 || len(r.Skills) != n {
 		return nil, false
 	}
 	return r, true

@@ -1,7 +1,6 @@
 package lockfile
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/skillpm/skillpm/internal/memo"
@@ -41,19 +40,15 @@ func ReadMemo(path, dir string) (*File, error) {
 	return f, nil
 }
 
-// encodeMemo writes f as length-prefixed fields.
+// encodeMemo writes f in memo's field format.
 func encodeMemo(f *File) []byte {
-	var b []byte
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
-	b = binary.AppendUvarint(b, uint64(f.LockVersion))
-	str(f.Inputs)
-	b = binary.AppendUvarint(b, uint64(len(f.Skills)))
+	var e memo.Encoder
+	e.Num(f.LockVersion)
+	e.Str(f.Inputs)
+	e.Num(len(f.Skills))
 	for _, s := range f.Skills {
 		for _, v := range []string{s.Name, s.Version, s.Repository, s.Manifest, s.Content, s.Signer} {
-			str(v)
+			e.Str(v)
 		}
 		var flags byte
 		if s.Requested {
@@ -62,74 +57,52 @@ func encodeMemo(f *File) []byte {
 		if s.Source != nil {
 			flags |= 2
 		}
-		b = append(b, flags)
+		e.Byte(flags)
 		if s.Source != nil {
-			str(s.Source.Commit)
-			str(s.Source.Ref)
-			str(s.Source.Digest)
-			str(s.Source.URL)
+			e.Str(s.Source.Commit)
+			e.Str(s.Source.Ref)
+			e.Str(s.Source.Digest)
+			e.Str(s.Source.URL)
 		}
-		b = binary.AppendUvarint(b, uint64(len(s.Dependencies)))
+		e.Num(len(s.Dependencies))
 		for _, d := range s.Dependencies {
-			str(d)
+			e.Str(d)
 		}
 	}
-	return b
+	return e.B
 }
 
 // decodeMemo reads what encodeMemo wrote; ok is false for anything else.
-// Every string is a slice of one copy of b.
 func decodeMemo(b []byte) (f *File, ok bool) {
-	data := string(b)
-	bad := false
-	num := func() int {
-		v, n := binary.Uvarint([]byte(data[:min(len(data), binary.MaxVarintLen64)]))
-		if n <= 0 || v > uint64(len(data)) {
-			bad = true
-			return 0
-		}
-		data = data[n:]
-		return int(v)
-	}
-	str := func() string {
-		n := num()
-		if bad || n > len(data) {
-			bad = true
-			return ""
-		}
-		s := data[:n]
-		data = data[n:]
-		return s
-	}
-	f = &File{LockVersion: num(), Inputs: str()}
-	n := num()
-	if bad {
+	d := memo.NewDecoder(b)
+	f = &File{LockVersion: d.Num(), Inputs: d.Str()}
+	n := d.Num()
+	if d.Bad {
 		return nil, false
 	}
 	f.Skills = make([]Skill, n)
 	for i := range f.Skills {
 		s := &f.Skills[i]
-		s.Name, s.Version, s.Repository, s.Manifest, s.Content, s.Signer = str(), str(), str(), str(), str(), str()
-		if bad || len(data) == 0 {
+		s.Name, s.Version, s.Repository, s.Manifest, s.Content, s.Signer = d.Str(), d.Str(), d.Str(), d.Str(), d.Str(), d.Str()
+		flags := d.Byte()
+		if d.Bad {
 			return nil, false
 		}
-		flags := data[0]
-		data = data[1:]
 		s.Requested = flags&1 != 0
 		if flags&2 != 0 {
-			s.Source = &Source{Commit: str(), Ref: str(), Digest: str(), URL: str()}
+			s.Source = &Source{Commit: d.Str(), Ref: d.Str(), Digest: d.Str(), URL: d.Str()}
 		}
-		if deps := num(); deps > 0 && !bad {
+		if deps := d.Num(); deps > 0 && !d.Bad {
 			s.Dependencies = make([]string, deps)
 			for j := range s.Dependencies {
-				s.Dependencies[j] = str()
+				s.Dependencies[j] = d.Str()
 			}
 		}
-		if bad {
+		if d.Bad {
 			return nil, false
 		}
 	}
-	if bad || len(data) != 0 || f.LockVersion != Version {
+	if !d.Done() || f.LockVersion != Version {
 		return nil, false
 	}
 	return f, true

@@ -1,0 +1,41 @@
+package memo
+
+import "testing"
+
+func TestCodecRoundTrip(t *testing.T) {
+	var e Encoder
+	e.Num(3)
+	e.Str("héllo")
+	e.Byte(7)
+	e.Str("")
+	d := NewDecoder(e.B)
+	if n, s, c, z := d.Num(), d.Str(), d.Byte(), d.Str(); n != 3 || s != "héllo" || c != 7 || z != "" || !d.Done() {
+		t.Fatalf("read %d %q %d %q done=%v; want 3 héllo 7 \"\" true", n, s, c, z, d.Done())
+	}
+}
+
+// Every cut of a valid encoding, and lengths larger than what is left,
+// are malformed: never a panic, never a string read past the end.
+func TestCodecMalformed(t *testing.T) {
+	var e Encoder
+	e.Str("abcdef")
+	e.Byte(1)
+	for i := range len(e.B) {
+		d := NewDecoder(e.B[:i])
+		d.Str()
+		d.Byte()
+		if d.Done() {
+			t.Errorf("cut at %d of %d read as whole", i, len(e.B))
+		}
+	}
+	var big Encoder
+	big.Num(1 << 40)
+	big.Str("x")
+	d := NewDecoder(big.B)
+	if d.Num(); !d.Bad {
+		t.Error("a number larger than the bytes left was accepted")
+	}
+	if s := d.Str(); s != "" || !d.Bad {
+		t.Errorf("after a bad read Str = %q, Bad = %v; want \"\", true", s, d.Bad)
+	}
+}
