@@ -20,6 +20,7 @@ import (
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/verify"
 	"github.com/urfave/cli/v2"
 )
@@ -222,17 +223,20 @@ func openManager(e *env, o openOptions) (*manager.Manager, error) {
 			return nil, err
 		}
 	}
-	if o.lazy && o.bundle == "" && v == nil {
-		return openLazy(e, po, p, ro)
-	}
-	client, err := registryClient(e, ro)
-	if err != nil {
-		return nil, err
-	}
-	// Trust reads signatures afresh; from a bundle, only from the bundle.
-	trustClient := client.Fresh()
-	var src manager.Registry
-	if o.bundle != "" {
+	var (
+		src         manager.Registry
+		trustClient *registry.Client // trust reads signatures afresh; from a bundle, only from the bundle
+	)
+	switch {
+	case o.lazy && o.bundle == "" && v == nil:
+		lr := &lazyRegistry{open: func() (*manager.RegistrySource, error) { return openRegistrySource(e, po, ro) }}
+		e.atExit(func() { closeRegistrySource(e, lr.rs) }) // after every use: the command has returned
+		src = lr
+	case o.bundle != "":
+		client, err := registryClient(e, ro)
+		if err != nil {
+			return nil, err
+		}
 		b, err := bundle.Open(client, o.bundle, "")
 		if err != nil {
 			return nil, err
@@ -242,18 +246,14 @@ func openManager(e *env, o openOptions) (*manager.Manager, error) {
 		if err != nil {
 			return nil, err
 		}
-		trustClient, src = trustClient.WithMirrors(ms), b
-	} else {
-		rs := &manager.RegistrySource{Client: client}
-		if cache := openMetaCache(e, po.noIndex); cache != nil {
-			rs.Cache = cache
-			e.atExit(func() {
-				if err := cache.Close(); err != nil {
-					e.debugf("index not updated: %v", err)
-				}
-			})
+		trustClient, src = client.Fresh().WithMirrors(ms), b
+	default:
+		rs, err := openRegistrySource(e, po, ro)
+		if err != nil {
+			return nil, err
 		}
-		src = rs
+		e.atExit(func() { closeRegistrySource(e, rs) })
+		trustClient, src = rs.Client.Fresh(), rs
 	}
 	checked := ""
 	if d, err := cacheDir(); err == nil && o.bundle == "" {
@@ -277,44 +277,29 @@ func openManager(e *env, o openOptions) (*manager.Manager, error) {
 	return m, nil
 }
 
-// openLazy is openManager with a registry source built on first use
-// (openOptions.lazy), for a project with no trust policy to apply.
-func openLazy(e *env, po projectOptions, p *project.Manifest, ro registryOptions) (*manager.Manager, error) {
-	lr := &lazyRegistry{open: func() (*manager.RegistrySource, error) {
-		client, err := registryClient(e, ro)
-		if err != nil {
-			return nil, err
-		}
-		rs := &manager.RegistrySource{Client: client}
-		if cache := openMetaCache(e, po.noIndex); cache != nil {
-			rs.Cache = cache
-		}
-		return rs, nil
-	}}
-	e.atExit(func() { // after every use: the command has returned
-		if lr.rs != nil && lr.rs.Cache != nil {
-			if err := lr.rs.Cache.(*index.Remote).Close(); err != nil {
-				e.debugf("index not updated: %v", err)
-			}
-		}
-	})
-	checked := ""
-	if d, err := cacheDir(); err == nil {
-		checked = filepath.Join(d, "checked")
-	}
-	m := &manager.Manager{Project: p, Registry: lr, DefaultRegistry: envRegistry(), CheckedDir: checked,
-		LockMemoDir: memoDir("locks"), RecordMemoDir: memoDir("records")}
-	if e.stderrTTY && !e.quiet || e.debug {
-		m.Log = e.stderr
-	}
-	m.AfterSwap = crashHook()
-	if err := setSources(e, ro, m); err != nil {
+// openRegistrySource builds the registries' source: one client, and the
+// search index as its metadata cache (unless --no-index).
+func openRegistrySource(e *env, po projectOptions, ro registryOptions) (*manager.RegistrySource, error) {
+	client, err := registryClient(e, ro)
+	if err != nil {
 		return nil, err
 	}
-	if err := setScope(e, po, m); err != nil {
-		return nil, err
+	rs := &manager.RegistrySource{Client: client}
+	if cache := openMetaCache(e, po.noIndex); cache != nil {
+		rs.Cache = cache
 	}
-	return m, nil
+	return rs, nil
+}
+
+// closeRegistrySource writes back and closes the index rs opened, if it
+// was opened.
+func closeRegistrySource(e *env, rs *manager.RegistrySource) {
+	if rs == nil || rs.Cache == nil {
+		return
+	}
+	if err := rs.Cache.(*index.Remote).Close(); err != nil {
+		e.debugf("index not updated: %v", err)
+	}
 }
 
 // lazyRegistry is a manager.Registry whose registry source is built
