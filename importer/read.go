@@ -7,8 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/skillpm/skillpm/internal/lazyre"
 )
 
 // readBounded reads a peer's file: a regular file (never a link) of at
@@ -44,12 +45,12 @@ func readBounded(file string) (data []byte, ok bool, err error) {
 }
 
 var (
-	commitRE = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
-	digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+	commitRE = lazyre.New(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+	digestRE = lazyre.New(`^sha256:[0-9a-f]{64}$`)
 )
 
 // isCommit reports whether ref is a full git commit id.
-func isCommit(ref string) bool { return commitRE.MatchString(ref) }
+func isCommit(ref string) bool { return commitRE().MatchString(ref) }
 
 // plain reports whether s is printable text of reasonable length: what
 // a peer's file says is echoed in reports and written to skills.yaml.

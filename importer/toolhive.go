@@ -103,7 +103,7 @@ func fromToolHive(e toolHiveEntry, from string) *Proposal {
 	}
 	p.Kind, p.Pinned = KindOCI, true
 	p.Entry = Entry{Registry: path.Dir(repo), Version: version}
-	if e.Digest != "" && !digestRE.MatchString(e.Digest) {
+	if e.Digest != "" && !digestRE().MatchString(e.Digest) {
 		p.note("recorded digest %q is not a sha256 digest", clip(e.Digest))
 		p.Digest = ""
 	}

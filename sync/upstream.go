@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	gosync "sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/skillpm/skillpm/internal/lazyre"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/source/git"
@@ -291,7 +291,7 @@ func ParseUpstream(from string, gitc *git.Client, wk *wellknown.Client) (Upstrea
 		return nil, fmt.Errorf("%w: from %q: scheme %q (want a registry prefix, a git repository or an https:// origin)", ErrConfig, from, u.Scheme)
 	}
 	host, _, _ := strings.Cut(from, "/")
-	if gitShortHosts[strings.ToLower(host)] || scpWithUser.MatchString(from) {
+	if gitShortHosts[strings.ToLower(host)] || scpWithUser().MatchString(from) {
 		return gitUpstream(from, gitc)
 	}
 	return nil, nil
@@ -303,7 +303,7 @@ var gitShortHosts = map[string]bool{"github.com": true, "gitlab.com": true, "bit
 
 // scpWithUser is git's user@host:path. Without the user it would read
 // registry hosts with ports (127.0.0.1:5000/x) as repositories.
-var scpWithUser = regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/:]`)
+var scpWithUser = lazyre.New(`^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/:]`)
 
 // isGitURL reports whether an https URL names a git repository rather
 // than a well-known origin: a forge host, or a path ending in .git.

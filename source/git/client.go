@@ -12,12 +12,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/skillpm/skillpm/internal/lazyre"
 	"github.com/skillpm/skillpm/registry"
 )
 
@@ -96,10 +96,10 @@ func (r Ref) Short() string {
 // IsTag reports whether the ref is a tag.
 func (r Ref) IsTag() bool { return strings.HasPrefix(r.Name, "refs/tags/") }
 
-var commitRE = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+var commitRE = lazyre.New(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 
 // IsCommit reports whether s is a full commit id (SHA-1 or SHA-256).
-func IsCommit(s string) bool { return commitRE.MatchString(s) }
+func IsCommit(s string) bool { return commitRE().MatchString(s) }
 
 // Refs lists the remote's tags and branches, annotated tags peeled to
 // their commits, sorted by name.

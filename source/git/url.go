@@ -17,8 +17,9 @@ import (
 	"fmt"
 	"net/url"
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/skillpm/skillpm/internal/lazyre"
 )
 
 // ErrSource is wrapped by errors about a source string that cannot name
@@ -43,7 +44,7 @@ type Source struct {
 // scheme: github.com/owner/repo[/sub/dir].
 var shortHosts = map[string]bool{"github.com": true, "gitlab.com": true, "bitbucket.org": true, "codeberg.org": true}
 
-var scpLike = regexp.MustCompile(`^([A-Za-z0-9._-]+@)?([A-Za-z0-9.-]+):([^/:][^:]*)$`)
+var scpLike = lazyre.New(`^([A-Za-z0-9._-]+@)?([A-Za-z0-9.-]+):([^/:][^:]*)$`)
 
 // Parse reads a git source as people type it:
 //
@@ -99,7 +100,7 @@ func Parse(s string) (Source, error) {
 		}
 		u.Path = p
 		src.URL = u.String()
-	case scpLike.MatchString(s) && !strings.HasPrefix(s, "./") && !strings.HasPrefix(s, "/"):
+	case scpLike().MatchString(s) && !strings.HasPrefix(s, "./") && !strings.HasPrefix(s, "/"):
 		repo := s
 		if i := strings.Index(repo, "//"); i >= 0 {
 			repo, src.Subdir = repo[:i], repo[i+2:]
@@ -168,12 +169,12 @@ func cutRef(p string) (string, string) {
 	return p[:i], p[i+1:]
 }
 
-var refRE = regexp.MustCompile(`^[A-Za-z0-9._/@+-]+$`)
+var refRE = lazyre.New(`^[A-Za-z0-9._/@+-]+$`)
 
 // validRef accepts what git check-ref-format accepts for the refs people
 // name, and refuses what could be read as an option or a revision range.
 func validRef(r string) bool {
-	return refRE.MatchString(r) && !strings.HasPrefix(r, "-") && !strings.Contains(r, "..") &&
+	return refRE().MatchString(r) && !strings.HasPrefix(r, "-") && !strings.Contains(r, "..") &&
 		!strings.HasSuffix(r, ".lock") && !strings.HasSuffix(r, "/") && !strings.Contains(r, "//")
 }
 

@@ -27,7 +27,7 @@ import (
 // not match its digest is ever returned or kept.
 func (c *Client) Fetch(ctx context.Context, e Entry) (path string, cleanup func(), err error) {
 	noop := func() {}
-	if !digestRE.MatchString(e.Digest) {
+	if !digestRE().MatchString(e.Digest) {
 		return "", noop, fmt.Errorf("skill %q: %w", e.Name, ErrNoDigest)
 	}
 	hexsum := strings.TrimPrefix(e.Digest, "sha256:")

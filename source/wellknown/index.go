@@ -9,11 +9,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/skillpm/skillpm/internal/httpbound"
+	"github.com/skillpm/skillpm/internal/lazyre"
 	"github.com/skillpm/skillpm/skill"
 )
 
@@ -33,7 +33,7 @@ type rawEntry struct {
 	Files       json.RawMessage `json:"files"` // v0.1 only
 }
 
-var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var digestRE = lazyre.New(`^sha256:[0-9a-f]{64}$`)
 
 // maxDescription bounds an entry's description, as the spec does.
 const maxDescription = 1024
@@ -109,7 +109,7 @@ func (c *Client) parseIndex(data []byte, at *url.URL) (*Index, error) {
 			return nil, fmt.Errorf("%s: skill %q: %w%s; skillpm installs only what it can pin: ask the publisher to serve the %s index with a sha256 digest per skill",
 				where, r.Name, ErrNoDigest, hint, SchemaURI)
 		}
-		if !digestRE.MatchString(r.Digest) {
+		if !digestRE().MatchString(r.Digest) {
 			return nil, invalid("skill %q: digest %q is not sha256: and 64 lowercase hex digits", r.Name, trunc(r.Digest))
 		}
 		switch r.Type {

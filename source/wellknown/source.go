@@ -109,7 +109,7 @@ func (k *Kind) Versions(ctx context.Context, e source.Entry) ([]source.Candidate
 // source.ErrPinMismatch) and the download must match it before anything
 // is extracted.
 func (k *Kind) Export(ctx context.Context, e source.Entry, pin lockfile.Source, dir string) error {
-	if !digestRE.MatchString(pin.Digest) {
+	if !digestRE().MatchString(pin.Digest) {
 		return fmt.Errorf("%s: skills.lock pins %q for %s, not a sha256 digest: %w", e.Name, trunc(pin.Digest), e.Repository, lockfile.ErrInvalid)
 	}
 	c := k.client()
@@ -174,7 +174,7 @@ func (k *Kind) Skills(ctx context.Context, e source.Entry) ([]string, error) {
 // d in the cache ("" when it is not there): an archive starts with the
 // gzip, zip or tar magic, a SKILL.md with its frontmatter.
 func (c *Client) cachedType(d string) string {
-	if c.CacheDir == "" || !digestRE.MatchString(d) {
+	if c.CacheDir == "" || !digestRE().MatchString(d) {
 		return ""
 	}
 	hexsum := strings.TrimPrefix(d, "sha256:")
