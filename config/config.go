@@ -13,13 +13,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/internal/lazyre"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/sandbox"
@@ -207,28 +207,10 @@ func validGrants(g toolrun.Grants) error {
 }
 
 // readBounded reads path, refusing anything that is not a regular file of
-// at most MaxSize bytes.
+// at most MaxSize bytes. The type is checked before the file is opened:
+// opening a FIFO with no writer would wait forever.
 func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxSize {
-		return nil, fmt.Errorf("larger than %d bytes", MaxSize)
-	}
-	return data, nil
+	return boundedfile.Read(path, MaxSize)
 }
 
 var unknownField = lazyre.New(`^line (\d+): field (\S+) not found in type \S+$`)

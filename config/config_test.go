@@ -37,7 +37,7 @@ func TestLoad(t *testing.T) {
 		{"allow target outside", "allow_target_outside: [/srv/dotfiles/claude]\n", ""},
 		{"relative allow", "allow_target_outside: [../dotfiles]\n", `allow_target_outside: invalid config: "../dotfiles" is not an absolute path`},
 		{"misspelt allow", "allow_targets_outside: [/srv/x]\n", `line 1: unknown key "allow_targets_outside"`},
-		{"too large", "# " + strings.Repeat("x", MaxSize) + "\n", "larger than"},
+		{"too large", "# " + strings.Repeat("x", MaxSize) + "\n", "too large"},
 		{"timeouts and limits", "timeouts: {connect: 5s, response_header: 1m, stall: 20s}\nlimits: {max_blob_size: 1048576, max_manifest_size: 65536, max_pages: 10, max_list_items: 500}\n", ""},
 		{"timeout typo", "timeouts:\n  stal: 5s\n", `line 2: unknown key "stal"`},
 		{"timeout not a duration", "timeouts:\n  connect: soon\n", "line 2: cannot unmarshal"},
