@@ -126,6 +126,8 @@ func exitCode(err error) int {
 		return exitModified
 	case errors.Is(err, wellknown.ErrIntegrity), errors.Is(err, wellknown.ErrInvalidIndex), errors.Is(err, wellknown.ErrNoDigest):
 		return exitIntegrity // a well-known artifact or index that cannot be trusted
+	case errors.Is(err, wellknown.ErrLinkedTarget):
+		return exitIntegrity // export's .well-known leads elsewhere
 	case errors.Is(err, wellknown.ErrInsecure):
 		return exitPolicy // plain http or a foreign origin, refused
 	case errors.Is(err, wellknown.ErrNotFound), errors.Is(err, wellknown.ErrUnknownSkill), errors.Is(err, skillsync.ErrNoTags):

@@ -43,6 +43,7 @@ func TestExitCodeOfSentinels(t *testing.T) {
 		{wellknown.ErrIntegrity, exitIntegrity},
 		{manager.ErrStaleLock, exitStaleLock},
 		{wellknown.ErrInsecure, exitPolicy},
+		{wellknown.ErrLinkedTarget, exitIntegrity},
 	} {
 		if got := exitCode(fmt.Errorf("wrapped: %w", c.err)); got != c.want {
 			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.want)

@@ -20,6 +20,10 @@ import (
 // published (no SKILL.md, an invalid name, two skills of one name).
 var ErrExportSource = errors.New("cannot export")
 
+// ErrLinkedTarget: the .well-known folder Write would write into is a
+// symbolic link (or not a folder), so the tree would land elsewhere.
+var ErrLinkedTarget = errors.New("export target leads elsewhere")
+
 // WriteOptions control Write.
 type WriteOptions struct {
 	// ArchiveAll writes every skill as a .tar.gz archive, even one that
@@ -37,6 +41,15 @@ type WriteOptions struct {
 // place and moved in whole: a failed Write leaves the previous tree.
 func Write(ctx context.Context, root string, dirs []string, opts WriteOptions) (*Index, error) {
 	wk := filepath.Join(root, ".well-known")
+	// A .well-known that is a link (a checkout may carry one) would carry
+	// the tree, and the removal of the previous one, out of root.
+	if fi, err := os.Lstat(wk); err == nil && !fi.IsDir() {
+		what := "not a folder"
+		if fi.Mode()&os.ModeSymlink != 0 {
+			what = "a symbolic link"
+		}
+		return nil, fmt.Errorf("%s: %w: it is %s; remove it, or export into another folder", wk, ErrLinkedTarget, what)
+	}
 	if err := os.MkdirAll(wk, 0o755); err != nil {
 		return nil, err
 	}

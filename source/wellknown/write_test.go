@@ -98,3 +98,27 @@ func TestWriteRefuses(t *testing.T) {
 		t.Errorf("a failed Write left %v", entries)
 	}
 }
+
+// A .well-known link in the output folder (a checkout may carry one) is
+// refused before anything is written through it; so is a file there.
+func TestWriteRefusesLinkedTarget(t *testing.T) {
+	a := writeSkillDir(t, t.TempDir(), "pdf", nil)
+	elsewhere := t.TempDir()
+	root := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(root, ".well-known")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(context.Background(), root, []string{a}, WriteOptions{}); !errors.Is(err, ErrLinkedTarget) {
+		t.Errorf("a linked .well-known: %v; want ErrLinkedTarget", err)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Errorf("Write wrote through the link: %v", entries)
+	}
+	root2 := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root2, ".well-known"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(context.Background(), root2, []string{a}, WriteOptions{}); !errors.Is(err, ErrLinkedTarget) {
+		t.Errorf("a file named .well-known: %v; want ErrLinkedTarget", err)
+	}
+}
