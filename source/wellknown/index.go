@@ -61,7 +61,7 @@ func (c *Client) Index(ctx context.Context, origin string) (*Index, error) {
 		if err != nil {
 			return nil, err
 		}
-		idx, err := c.parseIndex(data, final)
+		idx, err := c.parseIndex(data, base, final)
 		if err != nil {
 			return nil, err
 		}
@@ -72,9 +72,12 @@ func (c *Client) Index(ctx context.Context, origin string) (*Index, error) {
 		base.Redacted(), ErrNotFound, strings.Join(tried, " or "), IndexPath)
 }
 
-// parseIndex checks a served index; at is the URL it came from (after
-// redirects), the base of relative entry URLs.
-func (c *Client) parseIndex(data []byte, at *url.URL) (*Index, error) {
+// parseIndex checks a served index; named is the origin as the user (or
+// skills.yaml) wrote it, at the URL the index came from after redirects,
+// the base of relative entry URLs. Entries must be on the named origin
+// (or one allowed explicitly), not merely on the one a redirect led to:
+// trust policies and the lock name the origin as written.
+func (c *Client) parseIndex(data []byte, named, at *url.URL) (*Index, error) {
 	where := at.Redacted()
 	invalid := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %w: %s", where, ErrInvalidIndex, fmt.Sprintf(format, args...))
@@ -133,7 +136,11 @@ func (c *Client) parseIndex(data []byte, at *url.URL) (*Index, error) {
 		if err := c.allowedScheme(abs); err != nil {
 			return nil, fmt.Errorf("%s: skill %q: %w", where, r.Name, err)
 		}
-		if !c.sameOrigin(at, abs) {
+		if !c.sameOrigin(named, abs) {
+			if originOf(at) != originOf(named) && originOf(abs) == originOf(at) {
+				return nil, fmt.Errorf("%s: skill %q: %w: %s redirected the index to %s, another origin; name that origin instead (wellknown: %s)",
+					where, r.Name, ErrInsecure, originOf(named), originOf(at), originOf(at))
+			}
 			return nil, fmt.Errorf("%s: skill %q: %w: its url %s is on another origin than the index; allow %s explicitly if it is the publisher's CDN",
 				where, r.Name, ErrInsecure, abs.Redacted(), originOf(abs))
 		}

@@ -419,15 +419,24 @@ func TestRedirectPolicy(t *testing.T) {
 		}
 	}
 	// Through the client: a loopback origin's redirect to another
-	// loopback port is followed.
+	// loopback port is followed, but the entries it finds there are on
+	// another origin than the one named, which a policy or lock for the
+	// named origin does not cover: refused, naming the origin to write,
+	// unless that origin is allowed explicitly.
 	target := newSite(t)
-	target.index(t, IndexPath)
+	target.index(t, IndexPath, target.artifact("notes", TypeSkillMD, "/.well-known/agent-skills/notes/SKILL.md", []byte(skillMD("notes"))))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, target.srv.URL+r.URL.Path, http.StatusFound)
 	}))
 	defer srv.Close()
-	if _, err := newClient(t).Index(context.Background(), srv.URL); err != nil {
-		t.Fatalf("Index through a loopback redirect: %v", err)
+	_, err := newClient(t).Index(context.Background(), srv.URL)
+	if !errors.Is(err, ErrInsecure) || !strings.Contains(err.Error(), "redirected the index to "+target.srv.URL) {
+		t.Fatalf("Index through a cross-origin redirect: %v; want ErrInsecure naming the origin redirected to", err)
+	}
+	allowed := newClient(t)
+	allowed.AllowOrigins = []string{target.srv.URL}
+	if _, err := allowed.Index(context.Background(), srv.URL); err != nil {
+		t.Fatalf("Index through a redirect to an allowed origin: %v", err)
 	}
 }
 
