@@ -63,6 +63,12 @@ type User struct {
 	// .claude) although they lie outside the project, or outside the home
 	// folder for -g. Empty allows none: such a target is an error.
 	AllowTargetOutside []string `yaml:"allow_target_outside"`
+	// AllowLocalGit lists absolute folders under which a skills.yaml may
+	// name file:// git repositories outside its own project folder. A
+	// cloned project's skills.yaml is not trusted to read the machine's
+	// other repositories: empty allows only repositories inside the
+	// project.
+	AllowLocalGit []string `yaml:"allow_local_git"`
 
 	// Path is the file the config was read from; "" when there was none.
 	Path string `yaml:"-"`
@@ -163,6 +169,11 @@ func Load(path string) (*User, error) {
 	for _, a := range u.AllowTargetOutside {
 		if !filepath.IsAbs(a) {
 			return nil, fmt.Errorf("%s: allow_target_outside: %w: %q is not an absolute path", path, ErrInvalid, a)
+		}
+	}
+	for _, a := range u.AllowLocalGit {
+		if !filepath.IsAbs(a) {
+			return nil, fmt.Errorf("%s: allow_local_git: %w: %q is not an absolute path", path, ErrInvalid, a)
 		}
 	}
 	if _, err := sandbox.ParseMode(u.Tools.Sandbox); err != nil {

@@ -61,6 +61,7 @@ func EntryOf(p *project.Manifest, name string, w project.Want) source.Entry {
 		if e.Path != "" {
 			e.Repository += "//" + e.Path
 		}
+		e.Root = p.Dir() // a file:// repository must be inside, or allowed
 	case project.KindLocal:
 		rel := filepath.ToSlash(filepath.Clean(w.Local))
 		e.Location = filepath.Join(p.Dir(), filepath.FromSlash(rel))

@@ -72,7 +72,9 @@ func sourcedProject(t *testing.T, yaml string) *Manager {
 	cache := t.TempDir()
 	gc := &git.Client{CacheDir: filepath.Join(cache, "git"), Env: []string{"GIT_CONFIG_GLOBAL=/dev/null"}}
 	return &Manager{Project: p, Registry: &memRegistry{skills: map[string]map[string][]string{}},
-		Sources: map[string]source.Source{project.KindGit: &git.Kind{Client: gc}, project.KindLocal: &local.Kind{}},
+		// The test repositories live in other temporary folders than the
+		// project: allowed as a user's allow_local_git would.
+		Sources: map[string]source.Source{project.KindGit: &git.Kind{Client: gc, LocalRoots: []string{os.TempDir()}}, project.KindLocal: &local.Kind{}},
 		Store:   &source.Store{Dir: filepath.Join(cache, "sources"), Client: registry.NewClient(registry.Options{})}}
 }
 
@@ -147,7 +149,7 @@ func TestResolveSources(t *testing.T) {
 	writeT(t, filepath.Join(work, "skills/alpha/SKILL.md"), "---\nname: alpha\ndescription: Moved.\ndepends_on:\n  - dev\n---\n")
 	gitT(t, work, "commit", "-q", "-am", "moved")
 	gitT(t, work, "tag", "-f", "alpha/v1.0.0")
-	m.Sources[project.KindGit] = &git.Kind{Client: m.Sources[project.KindGit].(*git.Kind).Client} // a new run
+	m.Sources[project.KindGit] = &git.Kind{Client: m.Sources[project.KindGit].(*git.Kind).Client, LocalRoots: []string{os.TempDir()}} // a new run
 	if _, _, err := m.Resolve(ctx, ResolveOptions{Previous: lock}); !errors.Is(err, source.ErrPinMismatch) {
 		t.Fatalf("re-resolve over a moved tag = %v; want ErrPinMismatch", err)
 	}
@@ -175,7 +177,7 @@ func TestBranchStaysAtLockedCommit(t *testing.T) {
 	writeT(t, filepath.Join(work, "skills/alpha/new.md"), "new\n")
 	gitT(t, work, "add", "-A")
 	gitT(t, work, "commit", "-q", "-m", "three")
-	m.Sources[project.KindGit] = &git.Kind{Client: m.Sources[project.KindGit].(*git.Kind).Client}
+	m.Sources[project.KindGit] = &git.Kind{Client: m.Sources[project.KindGit].(*git.Kind).Client, LocalRoots: []string{os.TempDir()}}
 	again, _, err := m.Resolve(ctx, ResolveOptions{Previous: lock})
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +185,7 @@ func TestBranchStaysAtLockedCommit(t *testing.T) {
 	if again.Find("alpha").Source.Commit != c2 {
 		t.Error("a re-resolve moved a tracked branch without an update")
 	}
-	m.Sources[project.KindGit] = &git.Kind{Client: m.Sources[project.KindGit].(*git.Kind).Client}
+	m.Sources[project.KindGit] = &git.Kind{Client: m.Sources[project.KindGit].(*git.Kind).Client, LocalRoots: []string{os.TempDir()}}
 	up, _, err := m.Resolve(ctx, ResolveOptions{Previous: lock, UpgradeAll: true})
 	if err != nil {
 		t.Fatal(err)

@@ -35,8 +35,10 @@ type Entry struct {
 	// (lockfile.Skill.Repository): git+URL[//PATH], local:PATH (as
 	// written, relative to the project), wellknown+ORIGIN.
 	Repository string
-	// Root, for a local entry, is the project's folder: Location,
-	// links resolved, must stay inside it ("" checks nothing).
+	// Root is the folder of the project that names the entry: a local
+	// entry's Location, links resolved, must stay inside it, and so must
+	// a git entry's file:// repository unless the user allows its folder
+	// ("" checks nothing: a source the user typed).
 	Root string
 }
 

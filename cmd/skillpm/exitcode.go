@@ -130,6 +130,8 @@ func exitCode(err error) int {
 		return exitIntegrity // export's .well-known leads elsewhere
 	case errors.Is(err, wellknown.ErrInsecure):
 		return exitPolicy // plain http or a foreign origin, refused
+	case errors.Is(err, git.ErrLocalOutside):
+		return exitPolicy // a project's file:// repository outside it, not allowed by the user
 	case errors.Is(err, wellknown.ErrNotFound), errors.Is(err, wellknown.ErrUnknownSkill), errors.Is(err, skillsync.ErrNoTags):
 		return exitNotFound
 	case errors.Is(err, wellknown.ErrNetwork):

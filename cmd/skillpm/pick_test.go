@@ -62,7 +62,12 @@ func TestAddPicksOnTerminal(t *testing.T) {
 		{true, "4\n", exitUsage, nil},
 		{false, "1\n", exitUsage, nil},
 	} {
-		t.Setenv("SKILLPM_HOME", t.TempDir())
+		home := t.TempDir()
+		t.Setenv("SKILLPM_HOME", home)
+		// The repository is outside the project: the user allows it.
+		if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("allow_local_git: ["+filepath.Dir(repo)+"]\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		proj := t.TempDir()
 		term := tc.terminal
 		var out, errb bytes.Buffer

@@ -33,9 +33,13 @@ func setSources(e *env, ro registryOptions, m *manager.Manager) error {
 	if err != nil {
 		return err
 	}
+	cfg, err := e.userConfig()
+	if err != nil {
+		return err
+	}
 	lim := gc.Limits
 	m.Sources = map[string]source.Source{
-		project.KindGit:       &git.Kind{Client: gc},
+		project.KindGit:       &git.Kind{Client: gc, LocalRoots: cfg.AllowLocalGit},
 		project.KindLocal:     &local.Kind{Limits: lim},
 		project.KindWellKnown: &wellknown.Kind{Client: wk},
 	}

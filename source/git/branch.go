@@ -35,6 +35,9 @@ var _ source.Checker = (*Kind)(nil)
 // Export). A commit that is not, or a branch that is gone, is an error
 // wrapping source.ErrPinMismatch.
 func (s *Kind) Check(ctx context.Context, e source.Entry, pin lockfile.Source) error {
+	if err := s.checkLocal(e); err != nil {
+		return err
+	}
 	branch, ok := strings.CutPrefix(pin.Ref, "refs/heads/")
 	if !ok || !IsCommit(pin.Commit) {
 		return nil

@@ -34,6 +34,9 @@ var (
 	// (credential helpers, GIT_ASKPASS, SSH agent) did not give, or
 	// refused them.
 	ErrAuth = errors.New("git: credentials missing or refused")
+	// ErrLocalOutside: a skills.yaml names a file:// repository outside
+	// its project folder and outside the folders the user allows.
+	ErrLocalOutside = errors.New("local repository outside the project")
 )
 
 // DefaultTimeout bounds one git operation when Client.Timeout is zero.

@@ -21,6 +21,10 @@ import (
 // ls-remote.
 type Kind struct {
 	Client *Client
+	// LocalRoots are absolute folders under which an entry may name a
+	// file:// repository although it lies outside the entry's project
+	// (source.Entry.Root); the user's allow_local_git.
+	LocalRoots []string
 
 	mu   sync.Mutex
 	refs map[string]*refList
@@ -88,6 +92,9 @@ func strict(s string) *semver.Version {
 // when the repository has any for it, else plain vX.Y.Z tags), or, when
 // there are none, the default branch, tracked.
 func (s *Kind) Versions(ctx context.Context, e source.Entry) ([]source.Candidate, error) {
+	if err := s.checkLocal(e); err != nil {
+		return nil, err
+	}
 	if IsCommit(e.Ref) {
 		return []source.Candidate{{Pin: lockfile.Source{Commit: e.Ref}}}, nil
 	}
@@ -173,6 +180,9 @@ func (s *Kind) head(ctx context.Context, url string) (source.Candidate, error) {
 // of it into dir. Offline, a commit already cached is exported without
 // the tag check.
 func (s *Kind) Export(ctx context.Context, e source.Entry, pin lockfile.Source, dir string) error {
+	if err := s.checkLocal(e); err != nil {
+		return err
+	}
 	url := Redact(e.Location)
 	if tag, ok := strings.CutPrefix(pin.Ref, "refs/tags/"); ok {
 		refs, err := s.listRefs(ctx, e.Location)
@@ -253,6 +263,9 @@ var _ source.Lister = (*Kind)(nil)
 // Skills lists the skill folders under e.Path at e.Ref, or at the newest
 // semver tag of the repository, or at its default branch.
 func (s *Kind) Skills(ctx context.Context, e source.Entry) ([]string, error) {
+	if err := s.checkLocal(e); err != nil {
+		return nil, err
+	}
 	var commit string
 	switch {
 	case IsCommit(e.Ref):
