@@ -103,9 +103,10 @@ func main() {
 	}
 	bin := filepath.Join(work, "bin")
 	if *skillpmBin == "" {
-		// skillpm finds its sigstore helper beside itself.
+		// skillpm finds the full CLI and its sigstore helper beside itself.
 		*skillpmBin = filepath.Join(bin, "skillpm")
 		build("./cmd/skillpm", *skillpmBin)
+		build("./cmd/skillpm-full", filepath.Join(bin, "skillpm-full"))
 		build("./cmd/skillpm-sigstore", filepath.Join(bin, "skillpm-sigstore"))
 	}
 	floorBin, helloBin, rusageBin := filepath.Join(bin, "floor"), filepath.Join(bin, "hello"), filepath.Join(bin, "rusage")

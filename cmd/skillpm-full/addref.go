@@ -5,6 +5,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/manager"
@@ -38,12 +40,12 @@ func ociRefArg(arg string) bool {
 // added as that exact version, a range as written, no tag as the newest).
 // A skill is written with the repository's prefix as its registry unless
 // that is the project's default.
-func wantsFromRef(c *cli.Context, e *env, m *manager.Manager, arg string) ([]manager.Want, error) {
+func wantsFromRef(c *cli.Context, e *command.Env, m *manager.Manager, arg string) ([]manager.Want, error) {
 	ref, err := parseRef(c, arg)
 	if err != nil {
 		return nil, err
 	}
-	ro, err := readRegistryOptions(c)
+	ro, err := command.ReadRegistryOptions(c)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +72,7 @@ func wantsFromRef(c *cli.Context, e *env, m *manager.Manager, arg string) ([]man
 			}
 			out = append(out, manager.Want{Name: mb.Name, Constraint: mb.Version, Registry: prefixOf(mb.Repository)})
 		}
-		e.logf("collection %s: %s", col.Name, plural(len(out), "skill"))
+		e.Logf("collection %s: %s", col.Name, command.Plural(len(out), "skill"))
 		return out, nil
 	}
 	res, err := client.Resolve(c.Context, ref)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/urfave/cli/v2"
 )
@@ -20,7 +21,7 @@ func agentIDs(c *cli.Context) ([]string, error) {
 	ids := c.StringSlice("agent")
 	for _, id := range ids {
 		if _, err := agent.LookupProgram(id); err != nil {
-			return nil, &usageError{msg: "--agent: " + err.Error(), hint: "'skillpm agents' lists the agents and the folders each reads"}
+			return nil, &command.UsageError{Msg: "--agent: " + err.Error(), Hint: "'skillpm agents' lists the agents and the folders each reads"}
 		}
 	}
 	return ids, nil

@@ -9,9 +9,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/internal/command"
 )
 
-func agentsCommand(e *env) *cli.Command {
+func agentsCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "agents",
 		Usage: "list the agents skillpm knows, which are set up here, and the folders each reads",
@@ -27,7 +28,7 @@ Examples:
   skillpm agents --json`,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usageErrorf(c, "agents takes no arguments")
+				return command.UsageErrorf(c, "agents takes no arguments")
 			}
 			home, _ := os.UserHomeDir()
 			type row struct {
@@ -38,10 +39,10 @@ Examples:
 			for i, p := range agent.Programs {
 				rows[i] = row{Program: p, Detected: p.Detected(home)}
 			}
-			if e.json {
-				return writeJSON(e.stdout, map[string]any{"agents": rows})
+			if e.JSON {
+				return command.WriteJSON(e.Stdout, map[string]any{"agents": rows})
 			}
-			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "AGENT\tNAME\tDETECTED\tPROJECT FOLDERS\tUSER FOLDERS")
 			for _, r := range rows {
 				detected := "no"

@@ -27,7 +27,7 @@ func agentsTable() string {
 }
 
 // TestReadmeAgentsTable keeps the README's agents table what the code
-// says: go test ./cmd/skillpm -run ReadmeAgents -update-readme rewrites it.
+// says: go test ./cmd/skillpm-full -run ReadmeAgents -update-readme rewrites it.
 func TestReadmeAgentsTable(t *testing.T) {
 	const begin, end = "<!-- agents table: generated from agent.Programs -->\n", "<!-- end agents table -->\n"
 	data, err := os.ReadFile("../../README.md")
@@ -49,5 +49,5 @@ func TestReadmeAgentsTable(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("README.md's agents table differs from agent.Programs; run: go test ./cmd/skillpm -run ReadmeAgents -update-readme")
+	t.Errorf("README.md's agents table differs from agent.Programs; run: go test ./cmd/skillpm-full -run ReadmeAgents -update-readme")
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/opencontainers/go-digest"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sync/errgroup"
@@ -26,7 +28,7 @@ type auditOptions struct {
 	allowList string
 }
 
-func auditCommand(e *env) *cli.Command {
+func auditCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "audit",
 		Usage: "scan skills for prompt injection, risky scripts and secrets before they run",
@@ -56,23 +58,23 @@ Examples:
 			&cli.StringFlag{Name: "fail-on", Value: "high", Usage: "exit 13 when an unsuppressed finding is at or above `SEVERITY` (critical, high, medium, low; none never fails)"},
 			&cli.StringFlag{Name: "allow-list", Usage: "reviewed findings to suppress, from `FILE` (default: .skillpm-audit.yaml in the project)"},
 			&cli.BoolFlag{Name: "rules", Usage: "list the audit rules and exit"},
-		}, projectFlags()...),
+		}, command.ProjectFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.Bool("rules") {
 				return printAuditRules(e)
 			}
 			sev, err := audit.ParseSeverity(c.String("fail-on"))
 			if err != nil {
-				return usageErrorf(c, "--fail-on: %v", err)
+				return command.UsageErrorf(c, "--fail-on: %v", err)
 			}
 			opts := auditOptions{args: c.Args().Slice(), format: c.String("format"), failOn: sev, allowList: c.String("allow-list")}
-			if e.json {
+			if e.JSON {
 				opts.format = "json"
 			}
 			switch opts.format {
 			case "table", "json", "sarif":
 			default:
-				return usageErrorf(c, "--format %q: want table, json or sarif", opts.format)
+				return command.UsageErrorf(c, "--format %q: want table, json or sarif", opts.format)
 			}
 			if len(opts.args) == 0 {
 				opts.args = []string{"."}
@@ -90,7 +92,7 @@ type auditTarget struct {
 	local  bool   // the user's own folder: inline suppressions count
 }
 
-func runAudit(c *cli.Context, e *env, opts auditOptions) error {
+func runAudit(c *cli.Context, e *command.Env, opts auditOptions) error {
 	allow, err := loadAllowList(c, opts.allowList)
 	if err != nil {
 		return err
@@ -125,7 +127,7 @@ func runAudit(c *cli.Context, e *env, opts auditOptions) error {
 	case "json":
 		err = printAuditJSON(e, reps, opts.failOn)
 	case "sarif":
-		err = writeSARIF(e.stdout, reps)
+		err = writeSARIF(e.Stdout, reps)
 	default:
 		printAuditTable(e, reps)
 	}
@@ -137,14 +139,14 @@ func runAudit(c *cli.Context, e *env, opts auditOptions) error {
 		worst = max(worst, r.Worst())
 	}
 	if opts.failOn > audit.None && worst >= opts.failOn {
-		return &silentError{code: exitAudit}
+		return &command.SilentError{Code: command.ExitAudit}
 	}
 	return nil
 }
 
 // auditTargets turns one argument into the folders to scan: an existing
 // path, the project's lock, or a published reference.
-func auditTargets(c *cli.Context, e *env, arg string) ([]auditTarget, error) {
+func auditTargets(c *cli.Context, e *command.Env, arg string) ([]auditTarget, error) {
 	if arg == "project" {
 		return projectTargets(c, e)
 	}
@@ -169,7 +171,7 @@ func auditTargets(c *cli.Context, e *env, arg string) ([]auditTarget, error) {
 		_, nf := skill.Find(arg)
 		return nil, fmt.Errorf("%w (and not a reference: %v)", nf, err)
 	}
-	ro, err := readRegistryOptions(c)
+	ro, err := command.ReadRegistryOptions(c)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +189,7 @@ func auditTargets(c *cli.Context, e *env, arg string) ([]auditTarget, error) {
 // pullForAudit unpacks a published skill into a temporary folder that is
 // removed when the command ends. The content goes through the cache and
 // is digest-checked as for pull; nothing is installed.
-func pullForAudit(c *cli.Context, e *env, client *registry.Client, ref registry.Reference, source string) (auditTarget, error) {
+func pullForAudit(c *cli.Context, e *command.Env, client *registry.Client, ref registry.Reference, source string) (auditTarget, error) {
 	res, err := client.Resolve(c.Context, ref)
 	if err != nil {
 		return auditTarget{}, err
@@ -196,7 +198,7 @@ func pullForAudit(c *cli.Context, e *env, client *registry.Client, ref registry.
 	if err != nil {
 		return auditTarget{}, err
 	}
-	e.atExit(func() { os.RemoveAll(tmp) })
+	e.AtExit(func() { os.RemoveAll(tmp) })
 	dir := filepath.Join(tmp, "skill")
 	if _, err := client.Extract(c.Context, res, dir, registry.PullOptions{}); err != nil {
 		return auditTarget{}, err
@@ -209,8 +211,8 @@ func pullForAudit(c *cli.Context, e *env, client *registry.Client, ref registry.
 
 // projectTargets lists every locked skill: its installed folder when that
 // matches the lock, else the locked manifest pulled by digest.
-func projectTargets(c *cli.Context, e *env) ([]auditTarget, error) {
-	po, err := readProjectOptions(c)
+func projectTargets(c *cli.Context, e *command.Env) ([]auditTarget, error) {
+	po, err := command.ReadProjectOptions(c)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +252,7 @@ func projectTargets(c *cli.Context, e *env) ([]auditTarget, error) {
 			return nil, fmt.Errorf("skills.lock: %s: manifest %q: %w", s.Name, s.Manifest, err)
 		}
 		if client == nil {
-			ro, err := readRegistryOptions(c)
+			ro, err := command.ReadRegistryOptions(c)
 			if err != nil {
 				return nil, err
 			}
@@ -268,15 +270,15 @@ func projectTargets(c *cli.Context, e *env) ([]auditTarget, error) {
 	return out, nil
 }
 
-func printAuditTable(e *env, reps []*audit.Report) {
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+func printAuditTable(e *command.Env, reps []*audit.Report) {
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 	rows := 0
 	used := map[string]bool{}
 	var total audit.Counts
 	for _, r := range reps {
 		total = total.Add(r.Counts())
 		for _, f := range r.Findings {
-			if e.quiet && (f.Suppressed != nil || f.Severity < audit.High) {
+			if e.Quiet && (f.Suppressed != nil || f.Severity < audit.High) {
 				continue
 			}
 			if rows == 0 {
@@ -292,23 +294,23 @@ func printAuditTable(e *env, reps []*audit.Report) {
 				what = fmt.Sprintf("suppressed (%s, %s): %s", f.Suppressed.Kind, f.Suppressed.Source, f.Suppressed.Reason)
 			} else {
 				used[f.Rule] = true
-				sev = e.paint(severityColor(f.Severity), sev)
+				sev = e.Paint(severityColor(f.Severity), sev)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sev, f.Rule, location(r, f), what)
 		}
 	}
 	tw.Flush()
-	if e.quiet {
+	if e.Quiet {
 		return
 	}
 	if len(used) > 0 {
-		fmt.Fprintln(e.stdout)
+		fmt.Fprintln(e.Stdout)
 		for _, rule := range audit.Rules() {
 			if used[rule.ID] {
-				fmt.Fprintf(e.stdout, "%s: %s\n    fix: %s\n", rule.ID, rule.Summary, rule.Fix)
+				fmt.Fprintf(e.Stdout, "%s: %s\n    fix: %s\n", rule.ID, rule.Summary, rule.Fix)
 			}
 		}
-		fmt.Fprintln(e.stdout)
+		fmt.Fprintln(e.Stdout)
 	}
 	clean := 0
 	for _, r := range reps {
@@ -316,8 +318,8 @@ func printAuditTable(e *env, reps []*audit.Report) {
 			clean++
 		}
 	}
-	fmt.Fprintf(e.stdout, "%d critical, %d high, %d medium, %d low (%d suppressed) in %s (%d clean); rules %s\n",
-		total.Critical, total.High, total.Medium, total.Low, total.Suppressed, plural(len(reps), "skill"), clean, audit.RulesVersion)
+	fmt.Fprintf(e.Stdout, "%d critical, %d high, %d medium, %d low (%d suppressed) in %s (%d clean); rules %s\n",
+		total.Critical, total.High, total.Medium, total.Low, total.Suppressed, command.Plural(len(reps), "skill"), clean, audit.RulesVersion)
 }
 
 func severityColor(s audit.Severity) string {
@@ -330,25 +332,25 @@ func severityColor(s audit.Severity) string {
 	return "2"
 }
 
-func printAuditJSON(e *env, reps []*audit.Report, failOn audit.Severity) error {
+func printAuditJSON(e *command.Env, reps []*audit.Report, failOn audit.Severity) error {
 	var total audit.Counts
 	worst := audit.None
 	for _, r := range reps {
 		total = total.Add(r.Counts())
 		worst = max(worst, r.Worst())
 	}
-	return writeJSON(e.stdout, map[string]any{
+	return command.WriteJSON(e.Stdout, map[string]any{
 		"rulesVersion": audit.RulesVersion, "failOn": failOn, "worst": worst, "counts": total,
-		"skills": nonNil(reps),
+		"skills": command.NonNil(reps),
 	})
 }
 
-func printAuditRules(e *env) error {
+func printAuditRules(e *command.Env) error {
 	rules := audit.Rules()
-	if e.json {
-		return writeJSON(e.stdout, map[string]any{"rulesVersion": audit.RulesVersion, "rules": rules})
+	if e.JSON {
+		return command.WriteJSON(e.Stdout, map[string]any{"rulesVersion": audit.RulesVersion, "rules": rules})
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RULE\tSEVERITY\tSUMMARY")
 	for _, r := range rules {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Summary)

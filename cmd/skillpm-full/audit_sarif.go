@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/audit"
+	"github.com/skillpm/skillpm/internal/command"
 )
 
 // SARIF 2.1.0, the subset GitHub code scanning reads:
@@ -148,7 +149,7 @@ func writeSARIF(w io.Writer, reps []*audit.Report) error {
 			run.Results = append(run.Results, res)
 		}
 	}
-	return writeJSON(w, sarifLog{
+	return command.WriteJSON(w, sarifLog{
 		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
 		Version: "2.1.0",
 		Runs:    []sarifRun{run},

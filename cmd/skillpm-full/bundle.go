@@ -3,12 +3,14 @@ package main
 import (
 	"fmt"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/bundle"
 )
 
-func bundleCommand(e *env) *cli.Command {
+func bundleCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "bundle",
 		Usage: "export skills.lock's whole closure, with signatures, for an air-gapped install",
@@ -24,12 +26,12 @@ Examples:
   skillpm bundle -o skills-bundle.tar
   skillpm bundle -o /media/usb/skills      # an OCI layout folder
   skillpm install --from skills-bundle.tar # no network`,
-		Flags: append(projectFlags(),
+		Flags: append(command.ProjectFlags(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "skills-bundle.tar", Usage: "write the bundle to `PATH`: a layout folder, or a tarball ending in .tar"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usageErrorf(c, "bundle takes no arguments; name the output with -o")
+				return command.UsageErrorf(c, "bundle takes no arguments; name the output with -o")
 			}
 			oo, err := readOpenOptions(c)
 			if err != nil {
@@ -49,16 +51,16 @@ Examples:
 }
 
 // printBundle says what the bundle holds and where it was written.
-func printBundle(e *env, exp *bundle.Exported) error {
-	if e.json {
-		return writeJSON(e.stdout, exp)
+func printBundle(e *command.Env, exp *bundle.Exported) error {
+	if e.JSON {
+		return command.WriteJSON(e.Stdout, exp)
 	}
-	if !e.quiet {
+	if !e.Quiet {
 		refs := 0
 		for _, s := range exp.Skills {
 			refs += s.Referrers
 		}
-		fmt.Fprintf(e.stdout, "bundled %d skills with %d referrers into %s (%d blobs, %s)\n", len(exp.Skills), refs, exp.Path, exp.Blobs, humanBytes(exp.Bytes))
+		fmt.Fprintf(e.Stdout, "bundled %d skills with %d referrers into %s (%d blobs, %s)\n", len(exp.Skills), refs, exp.Path, exp.Blobs, command.HumanBytes(exp.Bytes))
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"oras.land/oras-go/v2/registry/remote/credentials"
 
 	"github.com/skillpm/skillpm/registry"
@@ -13,50 +15,50 @@ import (
 // blob cache, plain-HTTP hosts from the flag and the user config, the
 // user config's limits and timeouts (those ro sets win), and request logs
 // with --debug (never credentials).
-func registryClient(e *env, ro registryOptions) (*registry.Client, error) {
-	cfg, err := e.userConfig()
+func registryClient(e *command.Env, ro command.RegistryOptions) (*registry.Client, error) {
+	cfg, err := e.UserConfig()
 	if err != nil {
 		return nil, err
 	}
 	opts := registry.Options{
-		PlainHTTP:      ro.plainHTTP,
+		PlainHTTP:      ro.PlainHTTP,
 		PlainHTTPHosts: cfg.PlainHTTP,
-		UserAgent:      "skillpm/" + version,
+		UserAgent:      "skillpm/" + command.Version,
 		Limits:         registryLimits(cfg),
-		Timeouts:       ro.over(cfg.Timeouts),
+		Timeouts:       ro.Over(cfg.Timeouts),
 	}
 	opts.Mirrors = cfg.Mirrors
 	store, err := credentials.NewStoreFromDocker(credentials.StoreOptions{AllowPlaintextPut: true, DetectDefaultNativeStore: true})
 	if err != nil {
-		e.debugf("docker credential store unavailable: %v", err)
+		e.Debugf("docker credential store unavailable: %v", err)
 	} else {
 		opts.Credentials = store
 	}
-	dir, err := cacheDir()
+	dir, err := command.CacheDir()
 	if err != nil {
 		return nil, err
 	}
 	if opts.Cache, err = registry.OpenCache(dir); err != nil {
 		return nil, err
 	}
-	if e.debug {
-		opts.Logf = e.debugf
+	if e.Debug {
+		opts.Logf = e.Debugf
 	}
-	if e.stderrTTY && !e.quiet && !e.json {
-		opts.Progress = e.progress
+	if e.StderrTTY && !e.Quiet && !e.JSON {
+		opts.Progress = func(p registry.Progress) { progress(e, p) }
 	}
 	return registry.NewClient(opts), nil
 }
 
 // progress draws one updating line per download on a terminal.
-func (e *env) progress(p registry.Progress) {
+func progress(e *command.Env, p registry.Progress) {
 	short := p.Digest
 	if len(short) > 19 {
 		short = short[:19]
 	}
 	if p.Final {
-		fmt.Fprintf(e.stderr, "\r\x1b[K")
+		fmt.Fprintf(e.Stderr, "\r\x1b[K")
 		return
 	}
-	fmt.Fprintf(e.stderr, "\r\x1b[Kdownloading %s %s / %s", short, humanBytes(p.Done), humanBytes(p.Total))
+	fmt.Fprintf(e.Stderr, "\r\x1b[Kdownloading %s %s / %s", short, command.HumanBytes(p.Done), command.HumanBytes(p.Total))
 }

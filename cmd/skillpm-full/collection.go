@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/registry"
@@ -14,9 +16,9 @@ var collectionFlag = &cli.StringFlag{Name: "collection", Usage: "publish a colle
 // runPublishCollection is 'skillpm publish --collection NAME REF
 // SKILL_REF...': the skills are resolved, their manifests copied into
 // REF's repository, and the collection index tagged there.
-func runPublishCollection(c *cli.Context, e *env, name string) error {
+func runPublishCollection(c *cli.Context, e *command.Env, name string) error {
 	if c.NArg() < 2 {
-		return usageErrorf(c, "publish --collection %s takes the collection's reference and at least one skill reference", name)
+		return command.UsageErrorf(c, "publish --collection %s takes the collection's reference and at least one skill reference", name)
 	}
 	ref, err := parseRef(c, c.Args().First())
 	if err != nil {
@@ -30,7 +32,7 @@ func runPublishCollection(c *cli.Context, e *env, name string) error {
 		}
 		skills = append(skills, r)
 	}
-	ro, err := readRegistryOptions(c)
+	ro, err := command.ReadRegistryOptions(c)
 	if err != nil {
 		return err
 	}
@@ -42,26 +44,26 @@ func runPublishCollection(c *cli.Context, e *env, name string) error {
 	if err != nil {
 		return err
 	}
-	if !e.json && !e.quiet {
-		fmt.Fprint(e.stdout, "published ")
+	if !e.JSON && !e.Quiet {
+		fmt.Fprint(e.Stdout, "published ")
 	}
 	return printCollection(e, col)
 }
 
 // printCollection prints a collection and its skills (publish
 // --collection, and inspect of a collection).
-func printCollection(e *env, col *registry.Collection) error {
-	if e.json {
+func printCollection(e *command.Env, col *registry.Collection) error {
+	if e.JSON {
 		members := make([]map[string]any, 0, len(col.Members))
 		for _, m := range col.Members {
 			members = append(members, map[string]any{"name": m.Name, "version": m.Version, "repository": m.Repository, "manifest": m.Manifest.Digest})
 		}
-		return writeJSON(e.stdout, map[string]any{"collection": col.Name, "reference": col.Ref.String(), "digest": col.Ref.Digest, "skills": members})
+		return command.WriteJSON(e.Stdout, map[string]any{"collection": col.Name, "reference": col.Ref.String(), "digest": col.Ref.Digest, "skills": members})
 	}
-	if !e.quiet {
-		fmt.Fprintf(e.stdout, "collection %s (%s)\n%s\n", termLine(col.Name), plural(len(col.Members), "skill"), col.Ref)
+	if !e.Quiet {
+		fmt.Fprintf(e.Stdout, "collection %s (%s)\n%s\n", command.TermLine(col.Name), command.Plural(len(col.Members), "skill"), col.Ref)
 		for _, m := range col.Members {
-			fmt.Fprintf(e.stdout, "  %s %s %s@%s\n", m.Name, m.Version, termLine(m.Repository), m.Manifest.Digest)
+			fmt.Fprintf(e.Stdout, "  %s %s %s@%s\n", m.Name, m.Version, command.TermLine(m.Repository), m.Manifest.Digest)
 		}
 	}
 	return nil

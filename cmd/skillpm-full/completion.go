@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/urfave/cli/v2"
 )
 
@@ -39,7 +40,7 @@ _skillpm() {
 compdef _skillpm skillpm
 `
 
-func completionCommand(e *env) *cli.Command {
+func completionCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "completion",
 		Usage: "print a shell completion script (bash, zsh or fish)",
@@ -50,21 +51,21 @@ Examples:
   skillpm completion fish > ~/.config/fish/completions/skillpm.fish`,
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usageErrorf(c, "completion needs one shell name: bash, zsh or fish")
+				return command.UsageErrorf(c, "completion needs one shell name: bash, zsh or fish")
 			}
 			switch shell := c.Args().First(); shell {
 			case "bash":
-				fmt.Fprint(e.stdout, bashCompletion)
+				fmt.Fprint(e.Stdout, bashCompletion)
 			case "zsh":
-				fmt.Fprint(e.stdout, zshCompletion)
+				fmt.Fprint(e.Stdout, zshCompletion)
 			case "fish":
 				s, err := c.App.ToFishCompletion()
 				if err != nil {
 					return err
 				}
-				fmt.Fprintln(e.stdout, strings.TrimSpace(s))
+				fmt.Fprintln(e.Stdout, strings.TrimSpace(s))
 			default:
-				return usageErrorf(c, "unknown shell %q (want bash, zsh or fish)", shell)
+				return command.UsageErrorf(c, "unknown shell %q (want bash, zsh or fish)", shell)
 			}
 			return nil
 		},

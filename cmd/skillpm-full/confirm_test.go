@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/internal/command"
 )
 
 // confirmProject writes a project with one gated tool that creates
@@ -55,14 +57,14 @@ func TestConfirmPrompt(t *testing.T) {
 	}{
 		{"y\n", 0, true},
 		{"YES\n", 0, true},
-		{"n\n", exitToolFailed, false},
-		{"\n", exitToolFailed, false},
-		{"", exitToolFailed, false}, // EOF
+		{"n\n", command.ExitToolFailed, false},
+		{"\n", command.ExitToolFailed, false},
+		{"", command.ExitToolFailed, false}, // EOF
 	} {
 		dir := confirmProject(t)
 		yes := true
 		var out, errb bytes.Buffer
-		e := &env{stdin: strings.NewReader(tc.answer), stdout: &out, stderr: &errb, terminal: &yes}
+		e := &command.Env{Stdin: strings.NewReader(tc.answer), Stdout: &out, Stderr: &errb, Terminal: &yes}
 		code := runEnv(context.Background(), e, []string{"skillpm", "run", "--project", dir, "--workdir", dir, "--sandbox", "off", "--no-index", "wipe"})
 		if code != tc.wantCode {
 			t.Errorf("answer %q: exit %d; want %d\nstdout: %s\nstderr: %s", tc.answer, code, tc.wantCode, out.String(), errb.String())
@@ -87,9 +89,9 @@ func TestConfirmNoTerminal(t *testing.T) {
 	dir := confirmProject(t)
 	no := false
 	var out, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader("y\n"), stdout: &out, stderr: &errb, terminal: &no}
+	e := &command.Env{Stdin: strings.NewReader("y\n"), Stdout: &out, Stderr: &errb, Terminal: &no}
 	code := runEnv(context.Background(), e, []string{"skillpm", "run", "--project", dir, "--workdir", dir, "--sandbox", "off", "--no-index", "wipe"})
-	if code != exitToolFailed || !strings.Contains(out.String(), "confirm with skillpm run --yes") {
+	if code != command.ExitToolFailed || !strings.Contains(out.String(), "confirm with skillpm run --yes") {
 		t.Fatalf("exit %d, stdout %q; want 12 and how to confirm", code, out.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "done.txt")); err == nil {

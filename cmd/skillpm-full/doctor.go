@@ -5,13 +5,15 @@ import (
 	"os"
 	"strings"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/doctor"
 	"github.com/skillpm/skillpm/manager"
 )
 
-func doctorCommand(e *env) *cli.Command {
+func doctorCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "doctor",
 		Usage: "check, per agent, that each sees exactly the locked skills; --fix repairs what is safe",
@@ -36,17 +38,17 @@ Examples:
   skillpm doctor --agent cursor       # check one agent, set up here or not
   skillpm doctor --fix
   skillpm doctor --json`,
-		Flags: append(projectFlags(),
+		Flags: append(command.ProjectFlags(),
 			&cli.BoolFlag{Name: "fix", Usage: "repair what is safe: remove links to nothing, reinstall from skills.lock (frozen)"},
 			&cli.BoolFlag{Name: "force", Usage: "with --fix, reinstall managed skills that have local edits, discarding the edits"},
 			agentFlag("check agent `NAME` (repeatable; default: skills.yaml's agents: and detected agents)"),
 		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usageErrorf(c, "doctor takes no arguments")
+				return command.UsageErrorf(c, "doctor takes no arguments")
 			}
 			if c.Bool("force") && !c.Bool("fix") {
-				return usageErrorf(c, "--force goes with --fix")
+				return command.UsageErrorf(c, "--force goes with --fix")
 			}
 			ids, err := agentIDs(c)
 			if err != nil {
@@ -75,7 +77,7 @@ Examples:
 				return err
 			}
 			if !rep.OK() {
-				return &silentError{code: exitDoctor}
+				return &command.SilentError{Code: command.ExitDoctor}
 			}
 			return nil
 		},
@@ -84,8 +86,8 @@ Examples:
 
 // printDoctor writes the report: --json as documented in README.md
 // ("doctor"), else a section per agent and one line per problem.
-func printDoctor(e *env, rep *doctor.Report, fixed []doctor.Action, fix bool) error {
-	if e.json {
+func printDoctor(e *command.Env, rep *doctor.Report, fixed []doctor.Action, fix bool) error {
+	if e.JSON {
 		out := struct {
 			*doctor.Report
 			OK    bool            `json:"ok"`
@@ -94,29 +96,29 @@ func printDoctor(e *env, rep *doctor.Report, fixed []doctor.Action, fix bool) er
 		if fix && out.Fixed == nil {
 			out.Fixed = []doctor.Action{}
 		}
-		return writeJSON(e.stdout, out)
+		return command.WriteJSON(e.Stdout, out)
 	}
-	w := e.stdout
+	w := e.Stdout
 	for _, a := range fixed {
 		mark := "fixed"
 		if a.Failed {
 			mark = "not fixed"
-		} else if e.quiet {
+		} else if e.Quiet {
 			continue
 		}
-		fmt.Fprintf(w, "%s: %s\n", mark, termLine(a.Message))
+		fmt.Fprintf(w, "%s: %s\n", mark, command.TermLine(a.Message))
 	}
-	if e.quiet { // -q: only the problems
+	if e.Quiet { // -q: only the problems
 		for _, f := range rep.Findings {
-			fmt.Fprintf(w, "[%s] %s\n", f.Kind, termLine(f.String()))
+			fmt.Fprintf(w, "[%s] %s\n", f.Kind, command.TermLine(f.String()))
 		}
 		return nil
 	}
 	locked := "no skills.lock"
 	if len(rep.Locked) > 0 || len(rep.Findings) == 0 {
-		locked = plural(len(rep.Locked), "locked skill")
+		locked = command.Plural(len(rep.Locked), "locked skill")
 	}
-	fmt.Fprintf(w, "%s %s: %s, %s checked\n", rep.Scope, termLine(rep.Root), locked, plural(len(rep.Agents), "agent"))
+	fmt.Fprintf(w, "%s %s: %s, %s checked\n", rep.Scope, command.TermLine(rep.Root), locked, command.Plural(len(rep.Agents), "agent"))
 	for _, a := range rep.Agents {
 		state := "ok"
 		if !a.OK {
@@ -124,26 +126,26 @@ func printDoctor(e *env, rep *doctor.Report, fixed []doctor.Action, fix bool) er
 		}
 		fmt.Fprintf(w, "%s (%s; %s): sees %d of %d locked skills: %s\n", a.ID, a.Name, a.Why, len(rep.Locked)-len(a.Missing), len(rep.Locked), state)
 		for _, s := range a.Sees {
-			line := fmt.Sprintf("  %s %s from %s", termLine(s.Skill), termLine(orDash(s.Version)), termLine(s.Folder))
+			line := fmt.Sprintf("  %s %s from %s", command.TermLine(s.Skill), command.TermLine(command.OrDash(s.Version)), command.TermLine(s.Folder))
 			if !s.Managed {
 				line += " (not installed by skillpm)"
 			}
 			if len(s.Shadows) > 0 {
-				line += ", hiding " + termLine(strings.Join(s.Shadows, ", "))
+				line += ", hiding " + command.TermLine(strings.Join(s.Shadows, ", "))
 			}
 			fmt.Fprintln(w, line)
 		}
 		if len(a.Missing) > 0 {
-			fmt.Fprintf(w, "  does not see: %s\n", termLine(strings.Join(a.Missing, ", ")))
+			fmt.Fprintf(w, "  does not see: %s\n", command.TermLine(strings.Join(a.Missing, ", ")))
 		}
 	}
 	if rep.OK() {
 		fmt.Fprintln(w, "every agent sees exactly the locked skills")
 		return nil
 	}
-	fmt.Fprintf(w, "%s:\n", plural(len(rep.Findings), "problem"))
+	fmt.Fprintf(w, "%s:\n", command.Plural(len(rep.Findings), "problem"))
 	for _, f := range rep.Findings {
-		fmt.Fprintf(w, "  [%s] %s\n", f.Kind, termLine(f.String()))
+		fmt.Fprintf(w, "  [%s] %s\n", f.Kind, command.TermLine(f.String()))
 	}
 	if n := rep.Repairable(false); !fix && n > 0 {
 		fmt.Fprintf(w, "'skillpm doctor --fix' repairs %d of them\n", n)
@@ -154,7 +156,7 @@ func printDoctor(e *env, rep *doctor.Report, fixed []doctor.Action, fix bool) er
 // openDoctor opens the project: with --fix as install does (registries,
 // trust policy), else offline, reading only the project flags; then an
 // unreadable skills.lock fails the command.
-func openDoctor(e *env, c *cli.Context) (*manager.Manager, error) {
+func openDoctor(e *command.Env, c *cli.Context) (*manager.Manager, error) {
 	if c.Bool("fix") {
 		oo, err := readOpenOptions(c)
 		if err != nil {
@@ -163,7 +165,7 @@ func openDoctor(e *env, c *cli.Context) (*manager.Manager, error) {
 		oo.trust = true
 		return openManager(e, oo)
 	}
-	po, err := readProjectOptions(c)
+	po, err := command.ReadProjectOptions(c)
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,11 @@
 package main
 
 import (
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/urfave/cli/v2"
 )
 
-func execCommand(e *env) *cli.Command {
+func execCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "exec",
 		Usage: "run a script from an installed skill's folder (the use_skill tool)",
@@ -21,22 +22,22 @@ Examples:
   skillpm exec deploy scripts/deploy.sh -- --env=staging
   skillpm exec pdf scripts/extract.py report.pdf --timeout 2m
   skillpm exec --max-output 4096 deploy scripts/status.sh`,
-		Flags: append(append(runFlags(), maxOutputFlag()), append(filterFlags(), catalogFlags()...)...),
+		Flags: append(append(command.RunFlags(), command.MaxOutputFlag()), append(command.FilterFlags(), command.CatalogFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 {
-				return usageErrorf(c, "missing SKILL or SCRIPT: skillpm exec SKILL SCRIPT [ARGS...]")
+				return command.UsageErrorf(c, "missing SKILL or SCRIPT: skillpm exec SKILL SCRIPT [ARGS...]")
 			}
-			cat, err := prepareCatalog(c.Context, e, c)
+			cat, err := command.PrepareCatalog(c.Context, e, c)
 			if err != nil {
 				return err
 			}
 			args := c.Args().Slice()
-			run, err := runOptions(e, c)
+			run, err := command.RunOptions(e, c)
 			if err != nil {
 				return err
 			}
 			res, err := cat.UseSkill(c.Context, args[0], args[1], args[2:], run)
-			if werr := writeJSON(e.stdout, res); werr != nil {
+			if werr := command.WriteJSON(e.Stdout, res); werr != nil {
 				return werr
 			}
 			return err

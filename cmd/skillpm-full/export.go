@@ -5,13 +5,15 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/source/wellknown"
 )
 
-func exportCommand(e *env) *cli.Command {
+func exportCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "export",
 		Usage: "write skills in formats other clients read",
@@ -24,7 +26,7 @@ Examples:
 	}
 }
 
-func exportWellKnownCommand(e *env) *cli.Command {
+func exportWellKnownCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "well-known",
 		Usage: "write a static /.well-known/agent-skills/ tree (discovery index 0.2.0 and archives)",
@@ -54,7 +56,7 @@ Examples:
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 {
-				return usageErrorf(c, "export well-known needs the output folder DIR")
+				return command.UsageErrorf(c, "export well-known needs the output folder DIR")
 			}
 			out := c.Args().First()
 			dirs := c.Args().Slice()[1:]
@@ -64,28 +66,28 @@ Examples:
 					return err
 				}
 				if len(dirs) == 0 {
-					return usageErrorf(c, "no installed skills to export; name skill folders: skillpm export well-known %s ./skills/NAME", out)
+					return command.UsageErrorf(c, "no installed skills to export; name skill folders: skillpm export well-known %s ./skills/NAME", out)
 				}
 			}
 			idx, err := wellknown.Write(c.Context, out, dirs, wellknown.WriteOptions{ArchiveAll: c.Bool("archive-all")})
 			if err != nil {
 				return err
 			}
-			if e.json {
-				return writeJSON(e.stdout, idx)
+			if e.JSON {
+				return command.WriteJSON(e.Stdout, idx)
 			}
-			if e.quiet {
+			if e.Quiet {
 				return nil
 			}
-			tw := newTable(e.stdout, 0, 4, 2)
+			tw := command.NewTable(e.Stdout, 0, 4, 2)
 			fmt.Fprintln(tw, "SKILL\tTYPE\tFILE\tDIGEST")
 			for _, s := range idx.Skills {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termLine(s.Name), s.Type, termLine(s.URL), s.Digest)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", command.TermLine(s.Name), s.Type, command.TermLine(s.URL), s.Digest)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "wrote %s (%d skills)\n", termLine(idx.URL), len(idx.Skills))
+			fmt.Fprintf(e.Stdout, "wrote %s (%d skills)\n", command.TermLine(idx.URL), len(idx.Skills))
 			return nil
 		},
 	}
@@ -102,7 +104,7 @@ func installedSkillDirs(c *cli.Context) ([]string, error) {
 		}
 		dirs = install.SearchDirs("", home)
 	} else {
-		p, err := projectDir(c)
+		p, err := command.ProjectDir(c)
 		if err != nil {
 			return nil, err
 		}

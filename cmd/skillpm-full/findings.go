@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/skillpm/skillpm/audit"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/urfave/cli/v2"
@@ -17,7 +19,7 @@ import (
 // when there is one.
 func loadAllowList(c *cli.Context, name string) (*audit.AllowList, error) {
 	if name == "" {
-		dir, err := projectDir(c)
+		dir, err := command.ProjectDir(c)
 		if err != nil {
 			return nil, err
 		}
@@ -31,17 +33,17 @@ func loadAllowList(c *cli.Context, name string) (*audit.AllowList, error) {
 
 // printAuditFindings prints the findings at or above min on stderr, for
 // commands that audit on the way (publish).
-func printAuditFindings(e *env, rep *audit.Report, min audit.Severity) {
+func printAuditFindings(e *command.Env, rep *audit.Report, min audit.Severity) {
 	for _, f := range rep.AtLeast(min) {
 		msg := f.Message
 		if f.Match != "" {
 			msg += ": " + f.Match
 		}
-		fmt.Fprintf(e.stderr, "%s %s [%s] %s\n", e.paintErr("audit:"), f.Severity, f.Rule, strings.TrimSpace(location(rep, f)+": "+msg))
+		fmt.Fprintf(e.Stderr, "%s %s [%s] %s\n", e.PaintErr("audit:"), f.Severity, f.Rule, strings.TrimSpace(location(rep, f)+": "+msg))
 	}
 }
 
-func printLint(e *env, results []*skill.Result, errs, warns int) {
+func printLint(e *command.Env, results []*skill.Result, errs, warns int) {
 	clean := 0
 	for _, r := range results {
 		if len(r.Diagnostics) == 0 {
@@ -49,7 +51,7 @@ func printLint(e *env, results []*skill.Result, errs, warns int) {
 			continue
 		}
 		for _, d := range r.Diagnostics {
-			if e.quiet && d.Severity != skill.SeverityError {
+			if e.Quiet && d.Severity != skill.SeverityError {
 				continue
 			}
 			loc := d.File
@@ -58,21 +60,21 @@ func printLint(e *env, results []*skill.Result, errs, warns int) {
 			}
 			sev := string(d.Severity)
 			if d.Severity == skill.SeverityError {
-				sev = e.paint("31", sev)
+				sev = e.Paint("31", sev)
 			} else {
-				sev = e.paint("33", sev)
+				sev = e.Paint("33", sev)
 			}
-			fmt.Fprintf(e.stdout, "%s: %s %s %s\n", termLine(loc), sev, e.paint("2", "["+d.Rule+"]"), termText(d.Message))
+			fmt.Fprintf(e.Stdout, "%s: %s %s %s\n", command.TermLine(loc), sev, e.Paint("2", "["+d.Rule+"]"), command.TermText(d.Message))
 			if d.Fix != "" {
-				fmt.Fprintf(e.stdout, "    fix: %s\n", termText(d.Fix))
+				fmt.Fprintf(e.Stdout, "    fix: %s\n", command.TermText(d.Fix))
 			}
 		}
 	}
-	if e.quiet {
+	if e.Quiet {
 		return
 	}
-	fmt.Fprintf(e.stdout, "%s, %s in %s (%d clean)\n",
-		plural(errs, "error"), plural(warns, "warning"), plural(len(results), "skill"), clean)
+	fmt.Fprintf(e.Stdout, "%s, %s in %s (%d clean)\n",
+		command.Plural(errs, "error"), command.Plural(warns, "warning"), command.Plural(len(results), "skill"), clean)
 }
 
 // location names a finding's file as the user can find it: under the

@@ -5,13 +5,15 @@ import (
 	"os"
 	"strings"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/importer"
 )
 
-func importCommand(e *env) *cli.Command {
+func importCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "import",
 		Usage: "take skills other installers put here under management (skills CLI, ToolHive, hand-copied folders)",
@@ -35,12 +37,12 @@ Examples:
   skillpm import --dry-run        # what would be written, and why
   skillpm import
   skillpm import -g --json        # the user scope, as JSON`,
-		Flags: append(projectFlags(),
+		Flags: append(command.ProjectFlags(),
 			&cli.BoolFlag{Name: "dry-run", Usage: "report what would be written and installed, change nothing"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usageErrorf(c, "import takes no arguments")
+				return command.UsageErrorf(c, "import takes no arguments")
 			}
 			o, err := readImportOptions(c)
 			if err != nil {
@@ -68,8 +70,8 @@ func readImportOptions(c *cli.Context) (importOptions, error) {
 	}
 	oo.create, oo.trust = true, true
 	po := oo.project
-	root, dirs := po.dir, map[string]bool{}
-	if po.global {
+	root, dirs := po.Dir, map[string]bool{}
+	if po.Global {
 		if root, err = os.UserHomeDir(); err != nil {
 			return importOptions{}, err
 		}
@@ -77,7 +79,7 @@ func readImportOptions(c *cli.Context) (importOptions, error) {
 	var dirList []string
 	for _, p := range agent.Programs {
 		ds := p.ProjectDirs
-		if po.global {
+		if po.Global {
 			ds = p.UserDirs
 		}
 		for _, d := range ds {
@@ -89,17 +91,17 @@ func readImportOptions(c *cli.Context) (importOptions, error) {
 	}
 	return importOptions{
 		plan: importer.PlanOptions{
-			Scan:     importer.Options{Root: root, Global: po.global, StateHome: os.Getenv("XDG_STATE_HOME"), Dirs: dirList},
-			Project:  po.dir,
-			Registry: envRegistry(),
+			Scan:     importer.Options{Root: root, Global: po.Global, StateHome: os.Getenv("XDG_STATE_HOME"), Dirs: dirList},
+			Project:  po.Dir,
+			Registry: command.EnvRegistry(),
 		},
 		dryRun:   c.Bool("dry-run"),
 		open:     oo,
-		registry: envRegistry(),
+		registry: command.EnvRegistry(),
 	}, nil
 }
 
-func runImport(c *cli.Context, e *env, o importOptions) error {
+func runImport(c *cli.Context, e *command.Env, o importOptions) error {
 	client, err := registryClient(e, o.open.registry)
 	if err != nil {
 		return err
@@ -124,18 +126,18 @@ func runImport(c *cli.Context, e *env, o importOptions) error {
 }
 
 // printImport prints what the import did (or would do, with dryRun).
-func printImport(e *env, plan *importer.Plan, dryRun, lockWritten bool) error {
+func printImport(e *command.Env, plan *importer.Plan, dryRun, lockWritten bool) error {
 	res, rows := plan.Result, plan.Rows
-	if e.json {
-		return writeJSON(e.stdout, map[string]any{"files": res.Files, "skipped": res.Skipped, "skills": rows, "dryRun": dryRun, "lockWritten": lockWritten})
+	if e.JSON {
+		return command.WriteJSON(e.Stdout, map[string]any{"files": res.Files, "skipped": res.Skipped, "skills": rows, "dryRun": dryRun, "lockWritten": lockWritten})
 	}
-	if e.quiet {
+	if e.Quiet {
 		return nil
 	}
 	if len(res.Files) > 0 {
-		fmt.Fprintf(e.stdout, "read %s\n", strings.Join(res.Files, ", "))
+		fmt.Fprintf(e.Stdout, "read %s\n", strings.Join(res.Files, ", "))
 	}
-	t := newTable(e.stdout, 0, 4, 2)
+	t := command.NewTable(e.Stdout, 0, 4, 2)
 	fmt.Fprintln(t, "NAME\tSOURCE\tACTION")
 	counts := map[importer.Action]int{}
 	for _, r := range rows {
@@ -144,18 +146,18 @@ func printImport(e *env, plan *importer.Plan, dryRun, lockWritten bool) error {
 			action = "would be " + action
 		}
 		counts[r.Action]++
-		fmt.Fprintf(t, "%s\t%s\t%s\n", r.Name, termLine(describeEntry(r.Proposal)), action)
+		fmt.Fprintf(t, "%s\t%s\t%s\n", r.Name, command.TermLine(describeEntry(r.Proposal)), action)
 	}
 	if err := t.Flush(); err != nil {
 		return err
 	}
 	for _, r := range rows {
 		for _, n := range r.Notes {
-			fmt.Fprintf(e.stdout, "  %s: %s\n", r.Name, termLine(n))
+			fmt.Fprintf(e.Stdout, "  %s: %s\n", r.Name, command.TermLine(n))
 		}
 	}
 	if len(res.Skipped) > 0 {
-		fmt.Fprintf(e.stdout, "skipped (already in skills.yaml or managed by skillpm): %s\n", strings.Join(res.Skipped, ", "))
+		fmt.Fprintf(e.Stdout, "skipped (already in skills.yaml or managed by skillpm): %s\n", strings.Join(res.Skipped, ", "))
 	}
 	verb := ""
 	if dryRun {
@@ -165,7 +167,7 @@ func printImport(e *env, plan *importer.Plan, dryRun, lockWritten bool) error {
 	if counts[importer.ActionWritten] == 1 {
 		entries = "entry"
 	}
-	fmt.Fprintf(e.stdout, "%s %sinstalled, %d %s %swritten, %s reported\n", plural(counts[importer.ActionInstalled], "skill"), verb, counts[importer.ActionWritten], entries, verb, plural(counts[importer.ActionReported], "skill"))
+	fmt.Fprintf(e.Stdout, "%s %sinstalled, %d %s %swritten, %s reported\n", command.Plural(counts[importer.ActionInstalled], "skill"), verb, counts[importer.ActionWritten], entries, verb, command.Plural(counts[importer.ActionReported], "skill"))
 	return nil
 }
 

@@ -5,12 +5,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/urfave/cli/v2"
 )
 
-func initCommand(e *env) *cli.Command {
+func initCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "init",
 		Usage: "create a new skill folder that passes 'skillpm lint --strict'",
@@ -41,7 +42,7 @@ Examples:
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
-				return usageErrorf(c, "init takes at most one folder, got %d", c.NArg())
+				return command.UsageErrorf(c, "init takes at most one folder, got %d", c.NArg())
 			}
 			o := initOptions{dir: c.Args().First(), scaffold: skill.ScaffoldOptions{
 				Name: c.String("name"), Description: c.String("description"), Version: c.String("version"),
@@ -52,10 +53,10 @@ Examples:
 				o.dir = "."
 			}
 			if c.IsSet("runtime") && !c.IsSet("tool") {
-				return usageErrorf(c, "--runtime needs --tool NAME")
+				return command.UsageErrorf(c, "--runtime needs --tool NAME")
 			}
 			if c.IsSet("format") && !c.IsSet("tool") {
-				return usageErrorf(c, "--format needs --tool NAME")
+				return command.UsageErrorf(c, "--format needs --tool NAME")
 			}
 			files, err := runInit(o)
 			if err != nil {
@@ -84,21 +85,21 @@ func runInit(o initOptions) ([]string, error) {
 	}
 	files, err := skill.Scaffold(o.dir, o.scaffold)
 	if err != nil {
-		return nil, &usageError{msg: err.Error(), hint: "see 'skillpm init --help'"}
+		return nil, &command.UsageError{Msg: err.Error(), Hint: "see 'skillpm init --help'"}
 	}
 	return files, nil
 }
 
 // printInit lists the files init created and what to do next.
-func printInit(e *env, dir string, files []string) error {
-	if e.json {
-		return writeJSON(e.stdout, map[string]any{"dir": dir, "files": files})
+func printInit(e *command.Env, dir string, files []string) error {
+	if e.JSON {
+		return command.WriteJSON(e.Stdout, map[string]any{"dir": dir, "files": files})
 	}
-	if !e.quiet {
+	if !e.Quiet {
 		for _, f := range files {
-			fmt.Fprintf(e.stdout, "created %s\n", filepath.Join(dir, f))
+			fmt.Fprintf(e.Stdout, "created %s\n", filepath.Join(dir, f))
 		}
-		fmt.Fprintf(e.stdout, "next: edit %s, then run 'skillpm lint %s'\n", filepath.Join(dir, skill.FileName), dir)
+		fmt.Fprintf(e.Stdout, "next: edit %s, then run 'skillpm lint %s'\n", filepath.Join(dir, skill.FileName), dir)
 	}
 	return nil
 }
@@ -110,9 +111,8 @@ func refuseProjectFolder(dir string) error {
 	for _, marker := range []string{project.FileName, ".git"} {
 		if _, err := os.Lstat(filepath.Join(dir, marker)); err == nil {
 			abs, _ := filepath.Abs(dir)
-			return &usageError{
-				msg:  fmt.Sprintf("%s holds %s: it is a project, and init would make the whole folder one skill", abs, marker),
-				hint: "create the skill in a subfolder ('skillpm init skills/NAME'), or pass --force to make this folder a skill",
+			return &command.UsageError{Msg: fmt.Sprintf("%s holds %s: it is a project, and init would make the whole folder one skill", abs, marker),
+				Hint: "create the skill in a subfolder ('skillpm init skills/NAME'), or pass --force to make this folder a skill",
 			}
 		}
 	}

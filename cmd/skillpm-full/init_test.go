@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/internal/command"
 )
 
 // TestInitThenLintStrict: skillpm init x --tool t --runtime R && skillpm
@@ -32,7 +34,7 @@ func TestInitThenLintStrict(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Chdir(t.TempDir())
 			code, stdout, stderr := lintRun(t, tc.args...)
-			if code != exitOK {
+			if code != command.ExitOK {
 				t.Fatalf("skillpm %s = exit %d; want 0\nstderr: %s", strings.Join(tc.args, " "), code, stderr)
 			}
 			if !strings.Contains(stdout, "next: edit "+filepath.Join("x", "SKILL.md")) {
@@ -54,7 +56,7 @@ func TestInitThenLintStrict(t *testing.T) {
 					Diagnostics []struct{ Rule, Severity string }
 				}
 			}
-			if err := json.Unmarshal([]byte(stdout), &res); code != exitOK || err != nil || len(res.Skills) != 1 {
+			if err := json.Unmarshal([]byte(stdout), &res); code != command.ExitOK || err != nil || len(res.Skills) != 1 {
 				t.Fatalf("skillpm lint --json x = exit %d, %v\n%s%s\nwant exit 0 and one skill", code, err, stdout, stderr)
 			}
 			for _, d := range res.Skills[0].Diagnostics {
@@ -65,8 +67,8 @@ func TestInitThenLintStrict(t *testing.T) {
 			if len(res.Skills[0].Diagnostics) == 0 {
 				t.Errorf("lint found no placeholder-text warnings in a fresh scaffold")
 			}
-			if code, _, _ = lintRun(t, "lint", "--strict", "x"); code != exitInvalid {
-				t.Errorf("skillpm lint --strict x = exit %d; want %d until the placeholders are replaced", code, exitInvalid)
+			if code, _, _ = lintRun(t, "lint", "--strict", "x"); code != command.ExitInvalid {
+				t.Errorf("skillpm lint --strict x = exit %d; want %d until the placeholders are replaced", code, command.ExitInvalid)
 			}
 		})
 	}
@@ -79,7 +81,7 @@ func TestInitJSON(t *testing.T) {
 		Dir   string   `json:"dir"`
 		Files []string `json:"files"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != exitOK {
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != command.ExitOK {
 		t.Fatalf("init --json = exit %d, %q, %v; want 0 and JSON", code, stdout, err)
 	}
 	if out.Dir != "x" || !slices.Equal(out.Files, []string{"scripts/t.mjs", "SKILL.md"}) {
@@ -104,8 +106,8 @@ func TestInitErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Chdir(t.TempDir())
 			code, _, stderr := lintRun(t, tc.args...)
-			if code != exitUsage || !strings.Contains(stderr, tc.wantStderr) {
-				t.Errorf("skillpm %s = exit %d, stderr %q; want exit %d and %q", strings.Join(tc.args, " "), code, stderr, exitUsage, tc.wantStderr)
+			if code != command.ExitUsage || !strings.Contains(stderr, tc.wantStderr) {
+				t.Errorf("skillpm %s = exit %d, stderr %q; want exit %d and %q", strings.Join(tc.args, " "), code, stderr, command.ExitUsage, tc.wantStderr)
 			}
 			if !strings.Contains(stderr, "--help") {
 				t.Errorf("stderr = %q; want a hint pointing at --help", stderr)
@@ -119,20 +121,20 @@ func TestInitErrors(t *testing.T) {
 
 func TestInitExisting(t *testing.T) {
 	t.Chdir(t.TempDir())
-	if code, _, stderr := lintRun(t, "init", "x"); code != exitOK {
+	if code, _, stderr := lintRun(t, "init", "x"); code != command.ExitOK {
 		t.Fatalf("first init = exit %d: %s", code, stderr)
 	}
 	if err := os.WriteFile(filepath.Join("x", "SKILL.md"), []byte("edited\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, stderr := lintRun(t, "init", "x", "--tool", "t")
-	if code != exitUsage || !strings.Contains(stderr, "already exists; use --force") {
-		t.Errorf("second init = exit %d, stderr %q; want exit %d refusing to overwrite", code, stderr, exitUsage)
+	if code != command.ExitUsage || !strings.Contains(stderr, "already exists; use --force") {
+		t.Errorf("second init = exit %d, stderr %q; want exit %d refusing to overwrite", code, stderr, command.ExitUsage)
 	}
 	if b, _ := os.ReadFile(filepath.Join("x", "SKILL.md")); string(b) != "edited\n" {
 		t.Errorf("SKILL.md = %q; want the edited file kept", b)
 	}
-	if code, _, stderr := lintRun(t, "init", "x", "--tool", "t", "--force"); code != exitOK {
+	if code, _, stderr := lintRun(t, "init", "x", "--tool", "t", "--force"); code != command.ExitOK {
 		t.Errorf("init --force = exit %d: %s", code, stderr)
 	}
 }
@@ -150,13 +152,13 @@ func TestInitRefusesProjectFolder(t *testing.T) {
 				t.Fatal(err)
 			}
 			code, _, stderr := lintRun(t, "init", "p")
-			if code != exitUsage || !strings.Contains(stderr, "holds "+marker) || !strings.Contains(stderr, "skillpm init skills/NAME") {
+			if code != command.ExitUsage || !strings.Contains(stderr, "holds "+marker) || !strings.Contains(stderr, "skillpm init skills/NAME") {
 				t.Fatalf("init p = exit %d, stderr %q; want exit 2 naming %s and the fix", code, stderr, marker)
 			}
 			if _, err := os.Stat(filepath.Join("p", "SKILL.md")); !os.IsNotExist(err) {
 				t.Errorf("SKILL.md written after a refusal (stat: %v)", err)
 			}
-			if code, _, stderr := lintRun(t, "init", "p", "--force"); code != exitOK {
+			if code, _, stderr := lintRun(t, "init", "p", "--force"); code != command.ExitOK {
 				t.Errorf("init p --force = exit %d (%s); want 0", code, stderr)
 			}
 		})

@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/verify"
 )
 
-func inspectCommand(e *env) *cli.Command {
+func inspectCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "inspect",
 		Usage: "show a skill artifact's manifest, config, annotations and referrers",
@@ -24,16 +26,16 @@ the signatures, attestations and SBOMs attached to the manifest.
 Examples:
   skillpm inspect ghcr.io/acme/skills/pdf:1.2.0
   skillpm inspect --json oci:./registry/pdf`,
-		Flags: registryFlags(),
+		Flags: command.RegistryFlags(),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usageErrorf(c, "inspect takes one reference")
+				return command.UsageErrorf(c, "inspect takes one reference")
 			}
 			ref, err := parseRef(c, c.Args().First())
 			if err != nil {
 				return err
 			}
-			ro, err := readRegistryOptions(c)
+			ro, err := command.ReadRegistryOptions(c)
 			if err != nil {
 				return err
 			}
@@ -50,11 +52,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			claims := verify.DescribeReferrers(c.Context, e.sigstore(), client, in)
-			if e.json {
+			claims := verify.DescribeReferrers(c.Context, sigstoreBackend(e), client, in)
+			if e.JSON {
 				out := inspectJSON(in)
 				out["signatures"] = claims
-				return writeJSON(e.stdout, out)
+				return command.WriteJSON(e.Stdout, out)
 			}
 			printInspect(e, in, claims)
 			return nil
@@ -86,37 +88,37 @@ func inspectJSON(in *registry.Inspection) map[string]any {
 	return out
 }
 
-func printInspect(e *env, in *registry.Inspection, claims map[string]*verify.Claim) {
-	w := e.stdout
+func printInspect(e *command.Env, in *registry.Inspection, claims map[string]*verify.Claim) {
+	w := e.Stdout
 	fmt.Fprintf(w, "Reference:     %s\n", in.Ref)
 	fmt.Fprintf(w, "Digest:        %s\n", in.Ref.Digest)
 	if in.Index != nil {
 		fmt.Fprintf(w, "Index:         %s\n", in.Index.Digest)
 	}
-	fmt.Fprintf(w, "Format:        %s\n", termLine(string(in.Layout.Format)))
+	fmt.Fprintf(w, "Format:        %s\n", command.TermLine(string(in.Layout.Format)))
 	if in.Layout.Note != "" {
-		fmt.Fprintf(w, "Note:          %s\n", termLine(in.Layout.Note))
+		fmt.Fprintf(w, "Note:          %s\n", command.TermLine(in.Layout.Note))
 	}
-	fmt.Fprintf(w, "Artifact type: %s\n", termLine(orNone(in.Layout.ArtifactType)))
-	fmt.Fprintf(w, "Config:        %s %s (%d bytes)\n", termLine(in.Layout.Config.MediaType), in.Layout.Config.Digest, in.Layout.Config.Size)
+	fmt.Fprintf(w, "Artifact type: %s\n", command.TermLine(command.OrNone(in.Layout.ArtifactType)))
+	fmt.Fprintf(w, "Config:        %s %s (%d bytes)\n", command.TermLine(in.Layout.Config.MediaType), in.Layout.Config.Digest, in.Layout.Config.Size)
 	if cfg := in.Config; cfg != nil {
-		fmt.Fprintf(w, "  name:        %s\n  version:     %s\n", termLine(cfg.Name), termLine(orNone(cfg.Version)))
+		fmt.Fprintf(w, "  name:        %s\n  version:     %s\n", command.TermLine(cfg.Name), command.TermLine(command.OrNone(cfg.Version)))
 		if cfg.Description != "" {
-			fmt.Fprintf(w, "  description: %s\n", termLine(cfg.Description))
+			fmt.Fprintf(w, "  description: %s\n", command.TermLine(cfg.Description))
 		}
 		if cfg.License != "" {
-			fmt.Fprintf(w, "  license:     %s\n", termLine(cfg.License))
+			fmt.Fprintf(w, "  license:     %s\n", command.TermLine(cfg.License))
 		}
 		for _, d := range cfg.DependsOn {
-			fmt.Fprintf(w, "  depends on:  %s\n", termLine(fmt.Sprint(d)))
+			fmt.Fprintf(w, "  depends on:  %s\n", command.TermLine(fmt.Sprint(d)))
 		}
 		for _, t := range cfg.Tools {
-			fmt.Fprintf(w, "  tool:        %s\n", termLine(t.Name))
+			fmt.Fprintf(w, "  tool:        %s\n", command.TermLine(t.Name))
 		}
 	}
 	fmt.Fprintln(w, "Layers:")
 	for _, l := range in.Layout.Layers {
-		fmt.Fprintf(w, "  %s %s (%s)\n", termLine(l.MediaType), l.Digest, humanBytes(l.Size))
+		fmt.Fprintf(w, "  %s %s (%s)\n", command.TermLine(l.MediaType), l.Digest, command.HumanBytes(l.Size))
 	}
 	if len(in.Layout.Annotations) > 0 {
 		fmt.Fprintln(w, "Annotations:")
@@ -126,7 +128,7 @@ func printInspect(e *env, in *registry.Inspection, claims map[string]*verify.Cla
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(w, "  %s: %s\n", termLine(k), termLine(in.Layout.Annotations[k]))
+			fmt.Fprintf(w, "  %s: %s\n", command.TermLine(k), command.TermLine(in.Layout.Annotations[k]))
 		}
 	}
 	fmt.Fprintf(w, "Referrers:     %d\n", len(in.Referrers))
@@ -139,9 +141,9 @@ func printInspect(e *env, in *registry.Inspection, claims map[string]*verify.Cla
 			case verify.PredicateSLSAProvenance:
 				kind = "provenance"
 			}
-			fmt.Fprintf(w, "  %s %s signed by %s (unverified; see 'skillpm verify')\n", kind, r.Digest, termLine(cl.Signer))
+			fmt.Fprintf(w, "  %s %s signed by %s (unverified; see 'skillpm verify')\n", kind, r.Digest, command.TermLine(cl.Signer))
 			continue
 		}
-		fmt.Fprintf(w, "  %s %s\n", termLine(orNone(r.ArtifactType)), r.Digest)
+		fmt.Fprintf(w, "  %s %s\n", command.TermLine(command.OrNone(r.ArtifactType)), r.Digest)
 	}
 }

@@ -5,13 +5,14 @@ import (
 
 	"slices"
 
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/urfave/cli/v2"
 )
 
-func installCommand(e *env) *cli.Command {
+func installCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:    "install",
 		Aliases: []string{"i"},
@@ -28,7 +29,7 @@ Examples:
   skillpm install --dry-run --json
   skillpm install --from skills-bundle.tar   # air-gapped: see 'skillpm bundle'
   skillpm install --agent cursor             # this run also fills the folders Cursor reads`,
-		Flags: append(projectFlags(),
+		Flags: append(command.ProjectFlags(),
 			&cli.BoolFlag{Name: "frozen", Usage: "install from skills.lock as is; fail if it is missing or stale, and write nothing"},
 			&cli.BoolFlag{Name: "force", Usage: "replace or remove managed skills that have local edits"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would change, change nothing"},
@@ -37,7 +38,7 @@ Examples:
 		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usageErrorf(c, "install takes no arguments; to add a skill use 'skillpm add %s'", c.Args().First())
+				return command.UsageErrorf(c, "install takes no arguments; to add a skill use 'skillpm add %s'", c.Args().First())
 			}
 			from := c.String("from")
 			agents, err := agentIDs(c)
@@ -70,7 +71,7 @@ Examples:
 	}
 }
 
-func addCommand(e *env) *cli.Command {
+func addCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "add",
 		Usage: "add skills to skills.yaml, then resolve, lock and install",
@@ -100,7 +101,7 @@ Examples:
   skillpm add https://example.com/docs --skill brand
   skillpm add -g release-notes      # into ~/.claude/skills and ~/.agents/skills
   skillpm add --agent codex --agent claude-code pdf-tools   # agents: [codex, claude-code] in skills.yaml`,
-		Flags: append(projectFlags(),
+		Flags: append(command.ProjectFlags(),
 			&cli.StringFlag{Name: "registry", Usage: "resolve these skills from `PREFIX` instead of the project default"},
 			&cli.StringSliceFlag{Name: "skill", Usage: "add the skill `NAME` of a repository that holds several (repeatable)"},
 			&cli.BoolFlag{Name: "all", Usage: "add every skill of a repository"},
@@ -109,7 +110,7 @@ Examples:
 		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
-				return usageErrorf(c, "add needs at least one skill name")
+				return command.UsageErrorf(c, "add needs at least one skill name")
 			}
 			agents, err := agentIDs(c)
 			if err != nil {
@@ -142,7 +143,7 @@ Examples:
 				}
 				w, err := parseWant(arg)
 				if err != nil {
-					return usageErrorf(c, "%v", err)
+					return command.UsageErrorf(c, "%v", err)
 				}
 				opts.Skills = append(opts.Skills, w)
 			}
@@ -179,7 +180,7 @@ func parseWant(arg string) (manager.Want, error) {
 	return manager.Want{Name: d.Name, Constraint: strings.TrimSpace(c)}, nil
 }
 
-func removeCommand(e *env) *cli.Command {
+func removeCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:    "remove",
 		Aliases: []string{"rm", "uninstall"},
@@ -189,12 +190,12 @@ func removeCommand(e *env) *cli.Command {
 Examples:
   skillpm remove pdf-tools
   skillpm remove -g release-notes`,
-		Flags: append(projectFlags(),
+		Flags: append(command.ProjectFlags(),
 			&cli.BoolFlag{Name: "force", Usage: "remove skills even if they have local edits (files you added are kept)"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
-				return usageErrorf(c, "remove needs at least one skill name")
+				return command.UsageErrorf(c, "remove needs at least one skill name")
 			}
 			oo, err := readOpenOptions(c)
 			if err != nil {
@@ -214,7 +215,7 @@ Examples:
 	}
 }
 
-func updateCommand(e *env) *cli.Command {
+func updateCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:    "update",
 		Aliases: []string{"upgrade"},
@@ -226,7 +227,7 @@ Without names every skill is updated. Constraints in skills.yaml are kept.
 Examples:
   skillpm update
   skillpm update pdf-tools`,
-		Flags: append(projectFlags(),
+		Flags: append(command.ProjectFlags(),
 			&cli.BoolFlag{Name: "force", Usage: "replace managed skills that have local edits"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would change, change nothing"},
 		),

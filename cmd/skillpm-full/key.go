@@ -7,10 +7,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/verify"
 )
 
-func keyCommand(e *env) *cli.Command {
+func keyCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "key",
 		Usage: "manage signing keys",
@@ -33,18 +34,18 @@ Examples:
 			},
 			Action: func(c *cli.Context) error {
 				if c.NArg() > 0 {
-					return usageErrorf(c, "key generate takes no arguments")
+					return command.UsageErrorf(c, "key generate takes no arguments")
 				}
 				o := keyGenOptions{prefix: c.String("output-prefix"), force: c.Bool("force")}
 				priv, pub, err := generateKey(e, o)
 				if err != nil {
 					return err
 				}
-				if e.json {
-					return writeJSON(e.stdout, map[string]string{"privateKey": priv, "publicKey": pub})
+				if e.JSON {
+					return command.WriteJSON(e.Stdout, map[string]string{"privateKey": priv, "publicKey": pub})
 				}
-				if !e.quiet {
-					fmt.Fprintf(e.stdout, "private key written to %s\npublic key written to %s\n", priv, pub)
+				if !e.Quiet {
+					fmt.Fprintf(e.Stdout, "private key written to %s\npublic key written to %s\n", priv, pub)
 				}
 				return nil
 			},
@@ -60,12 +61,12 @@ type keyGenOptions struct {
 
 // generateKey writes a new key pair where o says, with a passphrase from
 // the environment or the terminal, and returns the two files' paths.
-func generateKey(e *env, o keyGenOptions) (priv, pub string, err error) {
+func generateKey(e *command.Env, o keyGenOptions) (priv, pub string, err error) {
 	priv, pub = o.prefix+".key", o.prefix+".pub"
 	if !o.force {
 		for _, p := range []string{priv, pub} {
 			if _, err := os.Stat(p); err == nil {
-				return "", "", &usageError{msg: p + " exists", hint: "pass --force to overwrite it, or --output-prefix to write elsewhere"}
+				return "", "", &command.UsageError{Msg: p + " exists", Hint: "pass --force to overwrite it, or --output-prefix to write elsewhere"}
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/skillpm/skillpm/config"
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/registry"
 )
 
@@ -23,8 +24,8 @@ func registryLimits(cfg *config.User) registry.Limits {
 // packLimits are the limits installs unpack with here (the user config's
 // limits:, defaults for the rest): pack and publish refuse a skill over
 // them, since no pull or install could unpack it.
-func packLimits(e *env) (registry.Limits, error) {
-	cfg, err := e.userConfig()
+func packLimits(e *command.Env) (registry.Limits, error) {
+	cfg, err := e.UserConfig()
 	if err != nil {
 		return registry.Limits{}, err
 	}

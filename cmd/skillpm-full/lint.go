@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/urfave/cli/v2"
 )
@@ -14,7 +15,7 @@ type lintOptions struct {
 	rules   bool
 }
 
-func lintCommand(e *env) *cli.Command {
+func lintCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "lint",
 		Usage: "check skill folders against the Agent Skills, Skill Tools and Universal specs",
@@ -37,7 +38,7 @@ Examples:
 		Action: func(c *cli.Context) error {
 			p, err := skill.ParseProfile(c.String("profile"))
 			if err != nil {
-				return usageErrorf(c, "%v", err)
+				return command.UsageErrorf(c, "%v", err)
 			}
 			opts := lintOptions{paths: c.Args().Slice(), profile: p, strict: c.Bool("strict"), rules: c.Bool("rules")}
 			if len(opts.paths) == 0 {
@@ -48,7 +49,7 @@ Examples:
 	}
 }
 
-func runLint(e *env, opts lintOptions) error {
+func runLint(e *command.Env, opts lintOptions) error {
 	if opts.rules {
 		return printRules(e)
 	}
@@ -72,7 +73,7 @@ func runLint(e *env, opts lintOptions) error {
 		errs += r.Errors()
 		warns += r.Warnings()
 	}
-	if e.json {
+	if e.JSON {
 		type jsonResult struct {
 			*skill.Result
 			Errors   int `json:"errors"`
@@ -89,24 +90,24 @@ func runLint(e *env, opts lintOptions) error {
 			}
 			out.Skills = append(out.Skills, jsonResult{r, r.Errors(), r.Warnings()})
 		}
-		if err := writeJSON(e.stdout, out); err != nil {
+		if err := command.WriteJSON(e.Stdout, out); err != nil {
 			return err
 		}
 	} else {
 		printLint(e, results, errs, warns)
 	}
 	if errs > 0 {
-		return &silentError{code: exitInvalid}
+		return &command.SilentError{Code: command.ExitInvalid}
 	}
 	return nil
 }
 
-func printRules(e *env) error {
-	if e.json {
-		return writeJSON(e.stdout, skill.Rules())
+func printRules(e *command.Env) error {
+	if e.JSON {
+		return command.WriteJSON(e.Stdout, skill.Rules())
 	}
 	for _, r := range skill.Rules() {
-		fmt.Fprintf(e.stdout, "%-26s %-8s %-13s %s\n", r.ID, r.Severity, r.Profile, r.Summary)
+		fmt.Fprintf(e.Stdout, "%-26s %-8s %-13s %s\n", r.ID, r.Severity, r.Profile, r.Summary)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/skill"
 )
 
@@ -30,7 +31,7 @@ func lintRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
 
 // TestLintGolden lints the whole corpus from the repository root, as
 // 'skillpm lint testdata/skills' would, and compares the output with the
-// golden files. Regenerate them with: go test ./cmd/skillpm -run Lint -update
+// golden files. Regenerate them with: go test ./cmd/skillpm-full -run Lint -update
 func TestLintGolden(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	t.Chdir(lintRepoRoot)
@@ -44,8 +45,8 @@ func TestLintGolden(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(filepath.Base(tc.golden), func(t *testing.T) {
 			code, stdout, stderr := lintRun(t, tc.args...)
-			if code != exitInvalid || stderr != "" {
-				t.Errorf("skillpm %s = exit %d, stderr %q; want exit %d and no stderr", strings.Join(tc.args, " "), code, stderr, exitInvalid)
+			if code != command.ExitInvalid || stderr != "" {
+				t.Errorf("skillpm %s = exit %d, stderr %q; want exit %d and no stderr", strings.Join(tc.args, " "), code, stderr, command.ExitInvalid)
 			}
 			// Paths are printed as given; use / so the golden is the same
 			// on every OS.
@@ -140,21 +141,21 @@ func TestLintExitCodes(t *testing.T) {
 		wantStdout string
 		wantStderr string
 	}{
-		{"valid", []string{"lint", "testdata/skills/valid"}, exitOK, "0 errors, 0 warnings in 7 skills (7 clean)", ""},
-		{"valid-strict", []string{"lint", "--strict", "testdata/skills/valid"}, exitOK, "7 clean", ""},
-		{"warnings-only", []string{"lint", "testdata/skills/invalid/extra-keys"}, exitOK, "0 errors, 4 warnings in 1 skill", ""},
-		{"warnings-strict", []string{"lint", "--strict", "testdata/skills/invalid/extra-keys"}, exitInvalid, "4 errors, 0 warnings", ""},
-		{"errors", []string{"lint", "testdata/skills/invalid/name-mismatch"}, exitInvalid, "[name-mismatch]", ""},
-		{"skill-md-file", []string{"lint", "testdata/skills/valid/minimal/SKILL.md"}, exitOK, "1 skill (1 clean)", ""},
-		{"several-paths", []string{"lint", "testdata/skills/valid/minimal", "testdata/skills/valid/doc-tools"}, exitOK, "2 skills (2 clean)", ""},
-		{"flags-after-path", []string{"lint", "testdata/skills/invalid/extra-keys", "--strict"}, exitInvalid, "4 errors", ""},
-		{"forced-universal", []string{"lint", "--profile", "universal", "testdata/skills/valid/minimal"}, exitInvalid, "missing properties 'spec_version', 'version'", ""},
-		{"forced-agent-skills", []string{"lint", "--profile", "agent-skills", "testdata/skills/valid/report-writer"}, exitOK, `unknown frontmatter field "version"`, ""},
-		{"quiet-hides-warnings", []string{"lint", "-q", "testdata/skills/invalid/extra-keys"}, exitOK, "", ""},
-		{"bad-profile", []string{"lint", "--profile", "claude", "testdata/skills/valid/minimal"}, exitUsage, "", `unknown profile "claude"`},
-		{"no-such-path", []string{"lint", "testdata/skills/nope"}, exitNotFound, "", "no such file or directory"},
-		{"no-skills-under", []string{"lint", "skill/schemas"}, exitNotFound, "", "no SKILL.md found"},
-		{"not-a-skill-file", []string{"lint", "go.mod"}, exitNotFound, "", "not a skill folder"},
+		{"valid", []string{"lint", "testdata/skills/valid"}, command.ExitOK, "0 errors, 0 warnings in 7 skills (7 clean)", ""},
+		{"valid-strict", []string{"lint", "--strict", "testdata/skills/valid"}, command.ExitOK, "7 clean", ""},
+		{"warnings-only", []string{"lint", "testdata/skills/invalid/extra-keys"}, command.ExitOK, "0 errors, 4 warnings in 1 skill", ""},
+		{"warnings-strict", []string{"lint", "--strict", "testdata/skills/invalid/extra-keys"}, command.ExitInvalid, "4 errors, 0 warnings", ""},
+		{"errors", []string{"lint", "testdata/skills/invalid/name-mismatch"}, command.ExitInvalid, "[name-mismatch]", ""},
+		{"skill-md-file", []string{"lint", "testdata/skills/valid/minimal/SKILL.md"}, command.ExitOK, "1 skill (1 clean)", ""},
+		{"several-paths", []string{"lint", "testdata/skills/valid/minimal", "testdata/skills/valid/doc-tools"}, command.ExitOK, "2 skills (2 clean)", ""},
+		{"flags-after-path", []string{"lint", "testdata/skills/invalid/extra-keys", "--strict"}, command.ExitInvalid, "4 errors", ""},
+		{"forced-universal", []string{"lint", "--profile", "universal", "testdata/skills/valid/minimal"}, command.ExitInvalid, "missing properties 'spec_version', 'version'", ""},
+		{"forced-agent-skills", []string{"lint", "--profile", "agent-skills", "testdata/skills/valid/report-writer"}, command.ExitOK, `unknown frontmatter field "version"`, ""},
+		{"quiet-hides-warnings", []string{"lint", "-q", "testdata/skills/invalid/extra-keys"}, command.ExitOK, "", ""},
+		{"bad-profile", []string{"lint", "--profile", "claude", "testdata/skills/valid/minimal"}, command.ExitUsage, "", `unknown profile "claude"`},
+		{"no-such-path", []string{"lint", "testdata/skills/nope"}, command.ExitNotFound, "", "no such file or directory"},
+		{"no-skills-under", []string{"lint", "skill/schemas"}, command.ExitNotFound, "", "no SKILL.md found"},
+		{"not-a-skill-file", []string{"lint", "go.mod"}, command.ExitNotFound, "", "not a skill folder"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -174,7 +175,7 @@ func TestLintExitCodes(t *testing.T) {
 
 func TestLintRules(t *testing.T) {
 	code, stdout, _ := lintRun(t, "lint", "--rules")
-	if code != exitOK {
+	if code != command.ExitOK {
 		t.Fatalf("lint --rules = exit %d; want 0", code)
 	}
 	for _, r := range skill.Rules() {
@@ -184,7 +185,7 @@ func TestLintRules(t *testing.T) {
 	}
 	code, stdout, _ = lintRun(t, "lint", "--rules", "--json")
 	var rules []skill.Rule
-	if err := json.Unmarshal([]byte(stdout), &rules); err != nil || code != exitOK || len(rules) != len(skill.Rules()) {
+	if err := json.Unmarshal([]byte(stdout), &rules); err != nil || code != command.ExitOK || len(rules) != len(skill.Rules()) {
 		t.Errorf("lint --rules --json = exit %d, %d rules, %v; want 0, %d rules", code, len(rules), err, len(skill.Rules()))
 	}
 }

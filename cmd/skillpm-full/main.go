@@ -1,15 +1,17 @@
-// Command skillpm is the package manager for agent skills: it lints, packs,
-// signs, publishes, resolves, locks, installs, verifies and mirrors skill
-// folders as OCI artifacts, and runs the tools installed skills declare.
+// Command skillpm-full is the whole skillpm CLI: it lints, packs, signs,
+// publishes, resolves, locks, installs, verifies and mirrors skill folders
+// as OCI artifacts, and runs the tools installed skills declare.
+//
+// Users run skillpm (cmd/skillpm), a small program that starts fast and
+// runs the everyday read-only commands itself; it hands every other
+// command line to this one, which is installed beside it.
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/sandbox"
 )
 
@@ -23,41 +25,9 @@ func main() {
 		}
 		os.Exit(code)
 	}
-	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
-	ctx, stop := signalContext(e)
+	e := &command.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	ctx, stop := command.SignalContext(e)
 	code := runEnv(ctx, e, os.Args)
 	stop()
 	os.Exit(code)
-}
-
-// signalContext returns a context cancelled by the first SIGINT or
-// SIGTERM, with "<signal> signal received" as its cause: commands stop
-// gracefully (a running tool's process group gets SIGTERM, then SIGKILL
-// after a grace period). A second signal does not wait for that: it kills
-// every tool process group still running and exits at once with 130.
-func signalContext(e *env) (context.Context, func()) {
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	ctx, cancel := context.WithCancelCause(context.Background())
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-sigs:
-			cancel(fmt.Errorf("%v signal received", s))
-		case <-done:
-			return
-		}
-		select {
-		case s := <-sigs:
-			n := e.groups.KillAll()
-			fmt.Fprintf(e.stderr, "error: %v signal received again: killed %d running tool process group(s); exiting now\n", s, n)
-			os.Exit(exitInterrupted)
-		case <-done:
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(sigs)
-		close(done)
-		cancel(nil)
-	}
 }

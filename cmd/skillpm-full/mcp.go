@@ -4,12 +4,14 @@ import (
 	"context"
 	"io"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/skillpm/skillpm/agent"
 	"github.com/urfave/cli/v2"
 )
 
-func mcpCommand(e *env) *cli.Command {
+func mcpCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "mcp",
 		Usage: "serve the installed skills to an agent over MCP (stdio)",
@@ -48,27 +50,27 @@ Examples:
   skillpm mcp --host mcp --include 'pdf-*' --max-output 8192
   npx @modelcontextprotocol/inspector --cli skillpm mcp --method tools/list
   npx @modelcontextprotocol/inspector --cli skillpm mcp --method resources/read --uri skill://index.json`,
-		Flags: append(append(runFlags(), maxOutputFlag(), hostFlag(), watchFlag(),
+		Flags: append(append(command.RunFlags(), command.MaxOutputFlag(), command.HostFlag(), watchFlag(),
 			&cli.DurationFlag{Name: "drain", Value: agent.DefaultDrain, Usage: "when stdin ends, let calls already read run this long before stopping them"}),
-			append(filterFlags(), catalogFlags()...)...),
+			append(command.FilterFlags(), command.CatalogFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usageErrorf(c, "mcp takes no arguments")
+				return command.UsageErrorf(c, "mcp takes no arguments")
 			}
-			cat, err := prepareCatalog(c.Context, e, c)
+			cat, err := command.PrepareCatalog(c.Context, e, c)
 			if err != nil {
 				return err
 			}
 			for _, cf := range cat.Conflicts {
-				e.logf("warning: %s", cf)
+				e.Logf("warning: %s", cf)
 			}
-			run, err := runOptions(e, c)
+			run, err := command.RunOptions(e, c)
 			if err != nil {
 				return err
 			}
-			warn := func(m string) { e.logf("warning: %s", m) }
+			warn := func(m string) { e.Logf("warning: %s", m) }
 			res := agent.NewResources(agent.ResourceOptions{Warn: warn})
-			opts := agent.ServerOptions{Version: version, Run: run, Warn: warn, Resources: res,
+			opts := agent.ServerOptions{Version: command.Version, Run: run, Warn: warn, Resources: res,
 				ConfirmHow: "start the server with skillpm mcp --yes to confirm gated tools up front"}
 			srv := agent.NewServer(cat, opts)
 			if every := c.Duration("watch-interval"); every > 0 {
@@ -76,10 +78,10 @@ Examples:
 				defer stop()
 				go res.Watch(ctx, srv, reloadSkills(c), every)
 			}
-			e.debugf("mcp: serving %d skills, %d tools on stdio", len(cat.Skills), len(cat.Tools))
-			t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
+			e.Debugf("mcp: serving %d skills, %d tools on stdio", len(cat.Skills), len(cat.Tools))
+			t := &mcp.IOTransport{Reader: io.NopCloser(e.Stdin), Writer: nopWriteCloser{e.Stdout}}
 			if c.Duration("drain") <= 0 {
-				return usageErrorf(c, "--drain %s must be positive", c.Duration("drain"))
+				return command.UsageErrorf(c, "--drain %s must be positive", c.Duration("drain"))
 			}
 			return agent.Serve(c.Context, srv, t, agent.ServeOptions{Drain: c.Duration("drain")})
 		},

@@ -5,6 +5,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/skillpm/skillpm/agent"
 	"github.com/urfave/cli/v2"
 )
@@ -20,14 +22,14 @@ func watchFlag() cli.Flag {
 // already given then.
 func reloadSkills(c *cli.Context) func(context.Context) ([]*agent.Skill, error) {
 	return func(ctx context.Context) ([]*agent.Skill, error) {
-		project, err := projectDir(c)
+		project, err := command.ProjectDir(c)
 		if err != nil {
 			return nil, err
 		}
 		home, _ := os.UserHomeDir()
 		opts := agent.Options{Project: project, Home: home}
 		if !c.Bool("no-index") {
-			opts.IndexPath, _ = indexPath()
+			opts.IndexPath, _ = command.IndexPath()
 		}
 		cat, err := agent.Build(ctx, opts)
 		if err != nil {

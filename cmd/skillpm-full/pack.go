@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/registry"
@@ -19,7 +21,7 @@ type packOptions struct {
 	force   bool
 }
 
-func packCommand(e *env) *cli.Command {
+func packCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "pack",
 		Usage: "pack a skill folder into a reproducible OCI artifact without publishing it",
@@ -44,14 +46,14 @@ Examples:
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usageErrorf(c, "pack takes one skill folder")
+				return command.UsageErrorf(c, "pack takes one skill folder")
 			}
 			return runPack(c, e, packOptions{dir: c.Args().First(), output: c.String("output"), version: c.String("version"), force: c.Bool("force")})
 		},
 	}
 }
 
-func runPack(c *cli.Context, e *env, opts packOptions) error {
+func runPack(c *cli.Context, e *command.Env, opts packOptions) error {
 	created, err := createdTime()
 	if err != nil {
 		return err
@@ -95,16 +97,16 @@ func runPack(c *cli.Context, e *env, opts packOptions) error {
 			return err
 		}
 	}
-	if e.json {
-		return writeJSON(e.stdout, map[string]any{
+	if e.JSON {
+		return command.WriteJSON(e.Stdout, map[string]any{
 			"name": p.Name, "version": p.Version, "output": out,
 			"manifest": p.Manifest.Digest, "config": p.ConfigDesc.Digest, "layer": p.Layer.Digest,
 			"size": p.Layer.Size, "files": p.Stats.Files, "bytes": p.Stats.Bytes,
 		})
 	}
-	if !e.quiet {
-		fmt.Fprintf(e.stdout, "packed %s %s: %d files, %s unpacked, %s packed\n", p.Name, orNone(p.Version), p.Stats.Files, humanBytes(p.Stats.Bytes), humanBytes(p.Layer.Size))
-		fmt.Fprintf(e.stdout, "manifest %s\nlayer    %s\nwrote    %s\n", p.Manifest.Digest, p.Layer.Digest, out)
+	if !e.Quiet {
+		fmt.Fprintf(e.Stdout, "packed %s %s: %d files, %s unpacked, %s packed\n", p.Name, command.OrNone(p.Version), p.Stats.Files, command.HumanBytes(p.Stats.Bytes), command.HumanBytes(p.Layer.Size))
+		fmt.Fprintf(e.Stdout, "manifest %s\nlayer    %s\nwrote    %s\n", p.Manifest.Digest, p.Layer.Digest, out)
 	}
 	return nil
 }

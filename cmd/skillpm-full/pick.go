@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/urfave/cli/v2"
 )
 
@@ -12,23 +14,23 @@ import (
 // add: a numbered list on stderr, and one line read from stdin holding
 // numbers or names (separated by spaces or commas), or "all". An empty
 // answer, or end of input, adds nothing (exit 2).
-func askSkills(c *cli.Context, e *env, where string, names, listing []string) ([]string, error) {
-	e.confirmMu.Lock()
-	defer e.confirmMu.Unlock()
-	fmt.Fprintf(e.stderr, "%s holds %d skills:\n", termText(where), len(names))
+func askSkills(c *cli.Context, e *command.Env, where string, names, listing []string) ([]string, error) {
+	e.ConfirmMu.Lock()
+	defer e.ConfirmMu.Unlock()
+	fmt.Fprintf(e.Stderr, "%s holds %d skills:\n", command.TermText(where), len(names))
 	for i, l := range listing {
 		if i < len(names) {
-			fmt.Fprintf(e.stderr, "  %2d) %s\n", i+1, termText(l))
+			fmt.Fprintf(e.Stderr, "  %2d) %s\n", i+1, command.TermText(l))
 		}
 	}
-	fmt.Fprint(e.stderr, "Add which? (numbers or names, or all; empty to cancel) ")
-	line, err := readAnswer(e.stdin)
+	fmt.Fprint(e.Stderr, "Add which? (numbers or names, or all; empty to cancel) ")
+	line, err := command.ReadAnswer(e.Stdin)
 	if err != nil && line == "" {
-		fmt.Fprintln(e.stderr)
+		fmt.Fprintln(e.Stderr)
 	}
 	line = strings.TrimSpace(line)
 	if line == "" {
-		return nil, usageErrorf(c, "no skill picked from %s; pick with --skill NAME (repeatable) or --all", where)
+		return nil, command.UsageErrorf(c, "no skill picked from %s; pick with --skill NAME (repeatable) or --all", where)
 	}
 	return parsePick(c, line, where, names)
 }
@@ -46,11 +48,11 @@ func parsePick(c *cli.Context, line, where string, names []string) ([]string, er
 		name := f
 		if n, err := strconv.Atoi(f); err == nil {
 			if n < 1 || n > len(names) {
-				return nil, usageErrorf(c, "%d is not one of the %d skills of %s", n, len(names), where)
+				return nil, command.UsageErrorf(c, "%d is not one of the %d skills of %s", n, len(names), where)
 			}
 			name = names[n-1]
 		} else if !contains(names, f) {
-			return nil, usageErrorf(c, "%s has no skill %q; answer with its number or name", where, termText(f))
+			return nil, command.UsageErrorf(c, "%s has no skill %q; answer with its number or name", where, command.TermText(f))
 		}
 		if !seen[name] {
 			seen[name] = true

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/internal/command"
 )
 
 // pickRepo makes a git repository holding the skills alpha, beta and
@@ -57,10 +59,10 @@ func TestAddPicksOnTerminal(t *testing.T) {
 		{true, "3, 1\n", 0, []string{"alpha", "gamma"}},
 		{true, "beta\n", 0, []string{"beta"}},
 		{true, "all\n", 0, []string{"alpha", "beta", "gamma"}},
-		{true, "\n", exitUsage, nil},
-		{true, "", exitUsage, nil}, // end of input
-		{true, "4\n", exitUsage, nil},
-		{false, "1\n", exitUsage, nil},
+		{true, "\n", command.ExitUsage, nil},
+		{true, "", command.ExitUsage, nil}, // end of input
+		{true, "4\n", command.ExitUsage, nil},
+		{false, "1\n", command.ExitUsage, nil},
 	} {
 		home := t.TempDir()
 		t.Setenv("SKILLPM_HOME", home)
@@ -71,7 +73,7 @@ func TestAddPicksOnTerminal(t *testing.T) {
 		proj := t.TempDir()
 		term := tc.terminal
 		var out, errb bytes.Buffer
-		e := &env{stdin: strings.NewReader(tc.answer), stdout: &out, stderr: &errb, terminal: &term}
+		e := &command.Env{Stdin: strings.NewReader(tc.answer), Stdout: &out, Stderr: &errb, Terminal: &term}
 		code := runEnv(context.Background(), e, []string{"skillpm", "add", "--project", proj, "--no-index", "file://" + repo})
 		if code != tc.wantCode {
 			t.Errorf("terminal=%v answer %q: exit %d; want %d\nstderr: %s", tc.terminal, tc.answer, code, tc.wantCode, errb.String())

@@ -8,15 +8,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"time"
+
+	"github.com/skillpm/skillpm/internal/command"
 
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/skillpm/skillpm/bundle"
-	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/index"
 	"github.com/skillpm/skillpm/install"
-	"github.com/skillpm/skillpm/internal/httpbound"
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
@@ -25,128 +24,16 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// registryFlags are shared by every command that talks to a registry.
-func registryFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.BoolFlag{Name: "plain-http", Usage: "talk to the registry over plain HTTP (loopback registries; also plain_http in config.yaml)"},
-		&cli.DurationFlag{Name: "connect-timeout", Usage: "give up connecting to a registry after `DURATION` (default 10s; timeouts.connect in config.yaml)"},
-		&cli.DurationFlag{Name: "response-timeout", Usage: "give up on a registry that sends no response for `DURATION` after a request (default 30s; timeouts.response_header)"},
-		&cli.DurationFlag{Name: "stall-timeout", Usage: "give up on a download that receives less than 1 KiB in `DURATION` (default 30s; timeouts.stall)"},
-	}
-}
-
-// registryOptions are the shared registry flags (registryFlags), read
-// once. The zero value takes everything from the user config.
-type registryOptions struct {
-	// plainHTTP (--plain-http) talks to every registry over plain HTTP;
-	// false leaves it to the user config's plain_http hosts.
-	plainHTTP bool
-	// timeouts override the user config's where set
-	// (--connect-timeout, --response-timeout, --stall-timeout); a zero
-	// field keeps the config's value.
-	timeouts httpbound.Timeouts
-}
-
-// readRegistryOptions reads the registry flag group. A timeout flag that
-// is set must be positive.
-func readRegistryOptions(c *cli.Context) (registryOptions, error) {
-	ro := registryOptions{plainHTTP: c.Bool("plain-http")}
-	for _, f := range []struct {
-		name string
-		v    *time.Duration
-	}{{"connect-timeout", &ro.timeouts.Connect}, {"response-timeout", &ro.timeouts.ResponseHeader}, {"stall-timeout", &ro.timeouts.Stall}} {
-		if c.IsSet(f.name) {
-			if *f.v = c.Duration(f.name); *f.v <= 0 {
-				return ro, usageErrorf(c, "--%s must be a positive duration (like 30s)", f.name)
-			}
-		}
-	}
-	return ro, nil
-}
-
-// over is cfg with the timeouts ro sets in place of the config's.
-func (ro registryOptions) over(cfg config.Timeouts) httpbound.Timeouts {
-	t := httpbound.Timeouts{Connect: cfg.Connect, ResponseHeader: cfg.ResponseHeader, Stall: cfg.Stall}
-	for _, f := range []struct{ set, to *time.Duration }{
-		{&ro.timeouts.Connect, &t.Connect}, {&ro.timeouts.ResponseHeader, &t.ResponseHeader}, {&ro.timeouts.Stall, &t.Stall},
-	} {
-		if *f.set != 0 {
-			*f.to = *f.set
-		}
-	}
-	return t
-}
-
-// projectFlags are shared by the commands that work on a project.
-func projectFlags() []cli.Flag {
-	return append(registryFlags(),
-		&cli.StringFlag{Name: "project", Aliases: []string{"C"}, Usage: "work on the project in `DIR` (default: the nearest folder with skills.yaml)"},
-		&cli.BoolFlag{Name: "global", Aliases: []string{"g"}, Usage: "work on the user scope (~/.claude/skills, ~/.agents/skills; with agents: in its skills.yaml, their user folders)"},
-		&cli.BoolFlag{Name: "no-index", Usage: "neither read nor update the metadata index"},
-	)
-}
-
-// projectOptions are the shared project flags (projectFlags), read once.
-type projectOptions struct {
-	dir     string // the project folder (projectDir)
-	global  bool   // -g: the user scope
-	noIndex bool   // --no-index
-}
-
-// readProjectOptions reads the project flag group.
-func readProjectOptions(c *cli.Context) (projectOptions, error) {
-	dir, err := projectDir(c)
-	return projectOptions{dir: dir, global: c.Bool("global"), noIndex: c.Bool("no-index")}, err
-}
-
-// projectDir finds the project: --project, else the nearest folder upward
-// holding skills.yaml, else the current folder.
-func projectDir(c *cli.Context) (string, error) {
-	if c.Bool("global") {
-		return globalDir()
-	}
-	if d := c.String("project"); d != "" {
-		return filepath.Abs(d)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, project.FileName)); err == nil {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return wd, nil
-		}
-	}
-}
-
-// globalDir holds the user scope's skills.yaml and skills.lock.
-// It is $SKILLPM_HOME/global, else the user config folder's skillpm/global.
-func globalDir() (string, error) {
-	h := skillpmHome()
-	if h == "" {
-		c, err := os.UserConfigDir()
-		if err != nil {
-			return "", err
-		}
-		h = filepath.Join(c, "skillpm")
-	}
-	d := filepath.Join(h, "global")
-	return d, os.MkdirAll(d, 0o755)
-}
-
 // setScope points m at the user scope's folders with -g, and sets where
 // its targets may resolve to: inside the project (the home folder with
 // -g), or inside a folder the user config's allow_target_outside lists.
-func setScope(e *env, po projectOptions, m *manager.Manager) error {
-	cfg, err := e.userConfig()
+func setScope(e *command.Env, po command.ProjectOptions, m *manager.Manager) error {
+	cfg, err := e.UserConfig()
 	if err != nil {
 		return err
 	}
 	m.AllowOutside = cfg.AllowTargetOutside
-	if !po.global {
+	if !po.Global {
 		return nil
 	}
 	home, err := os.UserHomeDir()
@@ -163,8 +50,8 @@ func setScope(e *env, po projectOptions, m *manager.Manager) error {
 
 // openOptions say how a command opens its project.
 type openOptions struct {
-	project  projectOptions  // the project flags
-	registry registryOptions // the registry flags
+	project  command.ProjectOptions  // the project flags
+	registry command.RegistryOptions // the registry flags
 	// create starts an empty skills.yaml when there is none (add).
 	create bool
 	// trust enforces the trust policy on installs (install, add,
@@ -188,11 +75,11 @@ type openOptions struct {
 // readOpenOptions reads the project and registry flag groups; the
 // command sets the rest.
 func readOpenOptions(c *cli.Context) (openOptions, error) {
-	po, err := readProjectOptions(c)
+	po, err := command.ReadProjectOptions(c)
 	if err != nil {
 		return openOptions{}, err
 	}
-	ro, err := readRegistryOptions(c)
+	ro, err := command.ReadRegistryOptions(c)
 	return openOptions{project: po, registry: ro}, err
 }
 
@@ -200,11 +87,11 @@ func readOpenOptions(c *cli.Context) (openOptions, error) {
 // through one client, or a bundle) and, with o.trust, the trust policy,
 // and builds the Manager over them. What it opens is closed when the
 // command ends.
-func openManager(e *env, o openOptions) (*manager.Manager, error) {
+func openManager(e *command.Env, o openOptions) (*manager.Manager, error) {
 	po, ro := o.project, o.registry
-	p, err := project.LoadMemo(po.dir, memoDir("manifests"))
+	p, err := project.LoadMemo(po.Dir, memoDir("manifests"))
 	if errors.Is(err, project.ErrNotFound) && o.create {
-		reg := envRegistry()
+		reg := command.EnvRegistry()
 		if reg == "" {
 			reg = "oci:./registry"
 			if o.quietDefault != nil {
@@ -213,7 +100,7 @@ func openManager(e *env, o openOptions) (*manager.Manager, error) {
 				registryNote(e)
 			}
 		}
-		p = project.New(po.dir, reg)
+		p = project.New(po.Dir, reg)
 	} else if err != nil {
 		return nil, err
 	}
@@ -230,7 +117,7 @@ func openManager(e *env, o openOptions) (*manager.Manager, error) {
 	switch {
 	case o.lazy && o.bundle == "" && v == nil:
 		lr := &lazyRegistry{open: func() (*manager.RegistrySource, error) { return openRegistrySource(e, po, ro) }}
-		e.atExit(func() { closeRegistrySource(e, lr.rs) }) // after every use: the command has returned
+		e.AtExit(func() { closeRegistrySource(e, lr.rs) }) // after every use: the command has returned
 		src = lr
 	case o.bundle != "":
 		client, err := registryClient(e, ro)
@@ -241,7 +128,7 @@ func openManager(e *env, o openOptions) (*manager.Manager, error) {
 		if err != nil {
 			return nil, err
 		}
-		e.atExit(func() { b.Close() })
+		e.AtExit(func() { b.Close() })
 		ms, err := b.Mirrors()
 		if err != nil {
 			return nil, err
@@ -252,17 +139,17 @@ func openManager(e *env, o openOptions) (*manager.Manager, error) {
 		if err != nil {
 			return nil, err
 		}
-		e.atExit(func() { closeRegistrySource(e, rs) })
+		e.AtExit(func() { closeRegistrySource(e, rs) })
 		trustClient, src = rs.Client.Fresh(), rs
 	}
 	checked := ""
-	if d, err := cacheDir(); err == nil && o.bundle == "" {
+	if d, err := command.CacheDir(); err == nil && o.bundle == "" {
 		checked = filepath.Join(d, "checked") // remembered lock checks (manager/checked.go)
 	}
-	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: envRegistry(), PinnedFromRegistry: o.bundle != "", CheckedDir: checked,
+	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: command.EnvRegistry(), PinnedFromRegistry: o.bundle != "", CheckedDir: checked,
 		LockMemoDir: memoDir("locks"), RecordMemoDir: memoDir("records")}
-	if e.stderrTTY && !e.quiet || e.debug {
-		m.Log = e.stderr
+	if e.StderrTTY && !e.Quiet || e.Debug {
+		m.Log = e.Stderr
 	}
 	m.AfterSwap = crashHook()
 	if err := setSources(e, ro, m); err != nil {
@@ -279,13 +166,13 @@ func openManager(e *env, o openOptions) (*manager.Manager, error) {
 
 // openRegistrySource builds the registries' source: one client, and the
 // search index as its metadata cache (unless --no-index).
-func openRegistrySource(e *env, po projectOptions, ro registryOptions) (*manager.RegistrySource, error) {
+func openRegistrySource(e *command.Env, po command.ProjectOptions, ro command.RegistryOptions) (*manager.RegistrySource, error) {
 	client, err := registryClient(e, ro)
 	if err != nil {
 		return nil, err
 	}
 	rs := &manager.RegistrySource{Client: client}
-	if cache := openMetaCache(e, po.noIndex); cache != nil {
+	if cache := openMetaCache(e, po.NoIndex); cache != nil {
 		rs.Cache = cache
 	}
 	return rs, nil
@@ -293,12 +180,12 @@ func openRegistrySource(e *env, po projectOptions, ro registryOptions) (*manager
 
 // closeRegistrySource writes back and closes the index rs opened, if it
 // was opened.
-func closeRegistrySource(e *env, rs *manager.RegistrySource) {
+func closeRegistrySource(e *command.Env, rs *manager.RegistrySource) {
 	if rs == nil || rs.Cache == nil {
 		return
 	}
 	if err := rs.Cache.(*index.Remote).Close(); err != nil {
-		e.debugf("index not updated: %v", err)
+		e.Debugf("index not updated: %v", err)
 	}
 }
 
@@ -368,17 +255,17 @@ func crashHook() func(int) {
 // server), which registryNote announces: a user who meant a server
 // registry learns where skills are being looked for. 'add' of only git,
 // well-known or local sources needs no registry, and says nothing.
-func registryNote(e *env) {
-	e.logf("note: no registry configured; using the project folder's oci:./registry (set SKILLPM_REGISTRY, or 'registry:' in skills.yaml)")
+func registryNote(e *command.Env) {
+	e.Logf("note: no registry configured; using the project folder's oci:./registry (set SKILLPM_REGISTRY, or 'registry:' in skills.yaml)")
 }
 
 // printChanges reports what an install did: how many skills the lock
 // holds, what happened to them, and in how many folders.
-func printChanges(e *env, res *manager.Result) error {
-	if e.json {
-		return writeJSON(e.stdout, map[string]any{"changes": nonNil(res.Changes), "skills": res.Lock.Skills})
+func printChanges(e *command.Env, res *manager.Result) error {
+	if e.JSON {
+		return command.WriteJSON(e.Stdout, map[string]any{"changes": command.NonNil(res.Changes), "skills": res.Lock.Skills})
 	}
-	if e.quiet {
+	if e.Quiet {
 		return nil
 	}
 	var changed, removed, unchanged int
@@ -392,14 +279,14 @@ func printChanges(e *env, res *manager.Result) error {
 			changed++
 		}
 	}
-	fmt.Fprintf(e.stdout, "%s locked; %d installed or updated, %d removed, %d unchanged, in %s\n",
-		plural(len(res.Lock.Skills), "skill"), changed, removed, unchanged, plural(len(res.Folders), "folder"))
+	fmt.Fprintf(e.Stdout, "%s locked; %d installed or updated, %d removed, %d unchanged, in %s\n",
+		command.Plural(len(res.Lock.Skills), "skill"), changed, removed, unchanged, command.Plural(len(res.Folders), "folder"))
 	return nil
 }
 
 // openOffline loads the project for commands that need no registry.
-func openOffline(e *env, po projectOptions) (*manager.Manager, error) {
-	p, err := project.LoadMemo(po.dir, memoDir("manifests"))
+func openOffline(e *command.Env, po command.ProjectOptions) (*manager.Manager, error) {
+	p, err := project.LoadMemo(po.Dir, memoDir("manifests"))
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +302,7 @@ func openOffline(e *env, po projectOptions) (*manager.Manager, error) {
 // (lockfile.ReadMemo), "manifests" (project.LoadMemo), "records"
 // (install.Options.RecordMemo). "" without a cache folder.
 func memoDir(kind string) string {
-	d, err := cacheDir()
+	d, err := command.CacheDir()
 	if err != nil {
 		return ""
 	}

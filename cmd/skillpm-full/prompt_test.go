@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/internal/command"
 )
 
 func TestPrompt(t *testing.T) {
@@ -53,7 +55,7 @@ func TestPrompt(t *testing.T) {
 	if got.Format != "xml" || len(got.Skills) != 3 || got.Skills[1].Location != loc(".agents/skills/greet") {
 		t.Errorf("--json = %+v", got)
 	}
-	if code, _, _ := runIn(t, nil, "prompt", "--format", "yaml", "-C", project); code != exitUsage {
-		t.Errorf("--format yaml: exit %d; want %d", code, exitUsage)
+	if code, _, _ := runIn(t, nil, "prompt", "--format", "yaml", "-C", project); code != command.ExitUsage {
+		t.Errorf("--format yaml: exit %d; want %d", code, command.ExitUsage)
 	}
 }

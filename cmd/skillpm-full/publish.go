@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/urfave/cli/v2"
 
@@ -24,10 +26,10 @@ type publishOptions struct {
 	// allowAudit publishes despite critical audit findings.
 	allowAudit bool
 	// registry is the registry flag group.
-	registry registryOptions
+	registry command.RegistryOptions
 }
 
-func publishCommand(e *env) *cli.Command {
+func publishCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "publish",
 		Usage: "lint, pack and push a skill to an OCI registry or layout folder",
@@ -75,13 +77,13 @@ Examples:
 			&cli.BoolFlag{Name: "test", Usage: "run the skill's smoke tests first and publish only if they pass"},
 			&cli.BoolFlag{Name: "allow-audit-findings", Usage: "publish even when the audit finds critical problems"},
 			collectionFlag,
-		}, signFlags()...), registryFlags()...),
+		}, signFlags()...), command.RegistryFlags()...),
 		Action: func(c *cli.Context) error {
 			if name := c.String("collection"); name != "" {
 				return runPublishCollection(c, e, name)
 			}
 			if c.NArg() < 2 {
-				return usageErrorf(c, "publish takes skill folders and a repository or prefix")
+				return command.UsageErrorf(c, "publish takes skill folders and a repository or prefix")
 			}
 			args := c.Args().Slice()
 			dirs, target := args[:len(args)-1], args[len(args)-1]
@@ -90,27 +92,27 @@ Examples:
 				return err
 			}
 			if repo.Digest != "" || repo.Range != "" {
-				return usageErrorf(c, "publish takes a repository, not a digest or range: the tag is the skill's version")
+				return command.UsageErrorf(c, "publish takes a repository, not a digest or range: the tag is the skill's version")
 			}
-			ro, err := readRegistryOptions(c)
+			ro, err := command.ReadRegistryOptions(c)
 			if err != nil {
 				return err
 			}
 			opts := publishOptions{repo: repo, version: c.String("version"), force: c.Bool("force"), sign: c.Bool("sign"), provenance: c.Bool("provenance"), allowAudit: c.Bool("allow-audit-findings"), registry: ro}
 			if len(dirs) > 1 {
 				if repo.Tag != "" {
-					return usageErrorf(c, "several folders publish under a prefix, each at its own version: drop the tag %q", repo.Tag)
+					return command.UsageErrorf(c, "several folders publish under a prefix, each at its own version: drop the tag %q", repo.Tag)
 				}
 				return publishMany(c, e, dirs, opts)
 			}
 			opts.dir = dirs[0]
 			if repo.Tag != "" {
 				if opts.version != "" && registry.EscapeTag(opts.version) != repo.Tag {
-					return usageErrorf(c, "tag %q and --version %q disagree", repo.Tag, opts.version)
+					return command.UsageErrorf(c, "tag %q and --version %q disagree", repo.Tag, opts.version)
 				}
 				v, ok := registry.VersionFromTag(repo.Tag)
 				if !ok {
-					return usageErrorf(c, "tag %q is not a semver version; publish tags skills with their version", repo.Tag)
+					return command.UsageErrorf(c, "tag %q is not a semver version; publish tags skills with their version", repo.Tag)
 				}
 				opts.version = v.Original()
 			}
@@ -122,8 +124,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if e.json {
-				return writeJSON(e.stdout, out)
+			if e.JSON {
+				return command.WriteJSON(e.Stdout, out)
 			}
 			return nil
 		},
@@ -131,7 +133,7 @@ Examples:
 }
 
 // publishSigner opens the signing key once, when signing is asked for.
-func publishSigner(c *cli.Context, e *env, opts publishOptions) (*verify.Signer, error) {
+func publishSigner(c *cli.Context, e *command.Env, opts publishOptions) (*verify.Signer, error) {
 	if opts.sign || opts.provenance {
 		return newSigner(e, c)
 	}
@@ -140,7 +142,7 @@ func publishSigner(c *cli.Context, e *env, opts publishOptions) (*verify.Signer,
 
 // runPublish publishes opts.dir and returns its JSON report; without
 // --json it prints the text one.
-func runPublish(c *cli.Context, e *env, opts publishOptions, signer *verify.Signer) (map[string]any, error) {
+func runPublish(c *cli.Context, e *command.Env, opts publishOptions, signer *verify.Signer) (map[string]any, error) {
 	started := time.Now()
 	// A path that is not a skill at all is "not found" (exit 4), as with
 	// lint; a skill with lint errors is invalid (exit 3).
@@ -154,7 +156,7 @@ func runPublish(c *cli.Context, e *env, opts publishOptions, signer *verify.Sign
 	res := l.Lint(opts.dir, skill.LintOptions{})
 	if res.Errors() > 0 {
 		printLint(e, []*skill.Result{res}, res.Errors(), res.Warnings())
-		return nil, &silentError{code: exitInvalid}
+		return nil, &command.SilentError{Code: command.ExitInvalid}
 	}
 	if c.Bool("test") {
 		if err := publishSmokeTests(c.Context, e, c, res.Skill); err != nil {
@@ -182,7 +184,7 @@ func runPublish(c *cli.Context, e *env, opts publishOptions, signer *verify.Sign
 	}
 	defer p.Close()
 	if p.Version == "" {
-		return nil, usageErrorf(c, "%s has no version: set version in its SKILL.md frontmatter, pass --version, or tag HEAD (v1.2.0)", opts.dir)
+		return nil, command.UsageErrorf(c, "%s has no version: set version in its SKILL.md frontmatter, pass --version, or tag HEAD (v1.2.0)", opts.dir)
 	}
 	client, err := registryClient(e, opts.registry)
 	if err != nil {
@@ -225,17 +227,17 @@ func runPublish(c *cli.Context, e *env, opts publishOptions, signer *verify.Sign
 	if prov != "" {
 		out["provenance"] = prov
 	}
-	if !e.json && !e.quiet {
+	if !e.JSON && !e.Quiet {
 		verb := "published"
 		if pub.Unchanged {
 			verb = "unchanged (already published)"
 		}
-		fmt.Fprintf(e.stdout, "%s %s %s\n%s\n", verb, p.Name, p.Version, pub.Ref)
+		fmt.Fprintf(e.Stdout, "%s %s %s\n%s\n", verb, p.Name, p.Version, pub.Ref)
 		if sig != "" {
-			fmt.Fprintf(e.stdout, "signature %s\n", sig)
+			fmt.Fprintf(e.Stdout, "signature %s\n", sig)
 		}
 		if prov != "" {
-			fmt.Fprintf(e.stdout, "provenance %s\n", prov)
+			fmt.Fprintf(e.Stdout, "provenance %s\n", prov)
 		}
 	}
 	return out, nil
@@ -245,7 +247,7 @@ func runPublish(c *cli.Context, e *env, opts publishOptions, signer *verify.Sign
 // refuses critical ones unless opts.allowAudit. The folder is the
 // author's own: inline suppressions count, as does the project's
 // allow-list.
-func auditBeforePublish(c *cli.Context, e *env, opts publishOptions) (*audit.Report, error) {
+func auditBeforePublish(c *cli.Context, e *command.Env, opts publishOptions) (*audit.Report, error) {
 	allow, err := loadAllowList(c, "")
 	if err != nil {
 		return nil, err
@@ -260,8 +262,8 @@ func auditBeforePublish(c *cli.Context, e *env, opts publishOptions) (*audit.Rep
 		return rep, nil
 	}
 	if opts.allowAudit {
-		e.logf("warning: publishing %s with %s (--allow-audit-findings)", opts.dir, plural(n, "critical audit finding"))
+		e.Logf("warning: publishing %s with %s (--allow-audit-findings)", opts.dir, command.Plural(n, "critical audit finding"))
 		return rep, nil
 	}
-	return nil, fmt.Errorf("publish %s: %w: %s", opts.dir, audit.ErrFindings, plural(n, "critical finding"))
+	return nil, fmt.Errorf("publish %s: %w: %s", opts.dir, audit.ErrFindings, command.Plural(n, "critical finding"))
 }

@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/urfave/cli/v2"
 )
 
 // publishMany publishes each folder under the prefix opts.repo, in
 // order, stopping at the first failure; --json prints the list of what
 // was published.
-func publishMany(c *cli.Context, e *env, dirs []string, opts publishOptions) error {
+func publishMany(c *cli.Context, e *command.Env, dirs []string, opts publishOptions) error {
 	signer, err := publishSigner(c, e, opts)
 	if err != nil {
 		return err
@@ -26,15 +27,15 @@ func publishMany(c *cli.Context, e *env, dirs []string, opts publishOptions) err
 		o.dir = d
 		out, err := runPublish(c, e, o, signer)
 		if err != nil {
-			if e.json && len(outs) > 0 {
-				writeJSON(e.stdout, outs)
+			if e.JSON && len(outs) > 0 {
+				command.WriteJSON(e.Stdout, outs)
 			}
 			return err
 		}
 		outs = append(outs, out)
 	}
-	if e.json {
-		return writeJSON(e.stdout, outs)
+	if e.JSON {
+		return command.WriteJSON(e.Stdout, outs)
 	}
 	return nil
 }

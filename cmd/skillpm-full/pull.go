@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/skill"
 )
 
-func pullCommand(e *env) *cli.Command {
+func pullCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "pull",
 		Usage: "download a skill into a folder",
@@ -29,17 +31,17 @@ Examples:
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the skill into `DIR`"},
 			&cli.BoolFlag{Name: "force", Usage: "replace DIR when it is not empty"},
-		}, registryFlags()...),
+		}, command.RegistryFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usageErrorf(c, "pull takes one reference")
+				return command.UsageErrorf(c, "pull takes one reference")
 			}
 			o := pullOptions{dir: c.String("output"), force: c.Bool("force")}
 			var err error
 			if o.ref, err = parseRef(c, c.Args().First()); err != nil {
 				return err
 			}
-			if o.registry, err = readRegistryOptions(c); err != nil {
+			if o.registry, err = command.ReadRegistryOptions(c); err != nil {
 				return err
 			}
 			return runPull(c, e, o)
@@ -55,10 +57,10 @@ type pullOptions struct {
 	dir string
 	// force replaces a dir that is not empty; false refuses it.
 	force    bool
-	registry registryOptions // the registry flags
+	registry command.RegistryOptions // the registry flags
 }
 
-func runPull(c *cli.Context, e *env, o pullOptions) error {
+func runPull(c *cli.Context, e *command.Env, o pullOptions) error {
 	client, err := registryClient(e, o.registry)
 	if err != nil {
 		return err
@@ -68,12 +70,12 @@ func runPull(c *cli.Context, e *env, o pullOptions) error {
 		return err
 	}
 	if res.Layout.Note != "" {
-		fmt.Fprintf(e.stderr, "warning: %s: %s\n", res.Ref.Repo(), termLine(res.Layout.Note))
+		fmt.Fprintf(e.Stderr, "warning: %s: %s\n", res.Ref.Repo(), command.TermLine(res.Layout.Note))
 	}
 	dst := o.dir
 	if dst == "" {
 		if dst = pullDir(res, o.ref); dst == "" {
-			return usageErrorf(c, "cannot tell the skill's folder: %q is not a skill name; pass -o DIR", res.Name())
+			return command.UsageErrorf(c, "cannot tell the skill's folder: %q is not a skill name; pass -o DIR", res.Name())
 		}
 	}
 	st, err := client.Extract(c.Context, res, dst, registry.PullOptions{Overwrite: o.force})
@@ -84,16 +86,16 @@ func runPull(c *cli.Context, e *env, o pullOptions) error {
 }
 
 // printPull reports what pull wrote.
-func printPull(e *env, res *registry.Resolved, dst string, st registry.UnpackStats) error {
-	if e.json {
-		return writeJSON(e.stdout, map[string]any{
+func printPull(e *command.Env, res *registry.Resolved, dst string, st registry.UnpackStats) error {
+	if e.JSON {
+		return command.WriteJSON(e.Stdout, map[string]any{
 			"name": res.Name(), "version": res.Version(), "reference": res.Ref.String(),
 			"digest": res.Ref.Digest, "format": res.Layout.Format, "note": res.Layout.Note,
 			"dir": dst, "files": st.Files, "bytes": st.Bytes,
 		})
 	}
-	if !e.quiet {
-		fmt.Fprintf(e.stdout, "pulled %s %s into %s\n%s\n", termLine(orUnknown(res.Name())), termLine(orNone(res.Version())), dst, res.Ref)
+	if !e.Quiet {
+		fmt.Fprintf(e.Stdout, "pulled %s %s into %s\n%s\n", command.TermLine(command.OrUnknown(res.Name())), command.TermLine(command.OrNone(res.Version())), dst, res.Ref)
 	}
 	return nil
 }

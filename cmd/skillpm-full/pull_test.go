@@ -16,6 +16,7 @@ import (
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/content/oci"
 
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/registry"
 )
 
@@ -76,10 +77,10 @@ func TestPullRefusesNameAsPath(t *testing.T) {
 		wantCode int
 		wantErr  string
 	}{
-		{"config name climbs", `{"name":"../escaped","version":"1.0.0"}`, nil, exitIntegrity, `"../escaped", which is not a valid skill name`},
-		{"config name absolute", `{"name":"` + abs + `","version":"1.0.0"}`, nil, exitIntegrity, "not a valid skill name"},
-		{"annotation name climbs", `{"version":"1.0.0"}`, map[string]string{registry.AnnotationSkillName: "../escaped"}, exitUsage, `"../escaped" is not a skill name; pass -o DIR`},
-		{"annotation name absolute", `{"version":"1.0.0"}`, map[string]string{registry.AnnotationSkillName: abs}, exitUsage, "pass -o DIR"},
+		{"config name climbs", `{"name":"../escaped","version":"1.0.0"}`, nil, command.ExitIntegrity, `"../escaped", which is not a valid skill name`},
+		{"config name absolute", `{"name":"` + abs + `","version":"1.0.0"}`, nil, command.ExitIntegrity, "not a valid skill name"},
+		{"annotation name climbs", `{"version":"1.0.0"}`, map[string]string{registry.AnnotationSkillName: "../escaped"}, command.ExitUsage, `"../escaped" is not a skill name; pass -o DIR`},
+		{"annotation name absolute", `{"version":"1.0.0"}`, map[string]string{registry.AnnotationSkillName: abs}, command.ExitUsage, "pass -o DIR"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/registry"
 )
 
@@ -10,7 +11,7 @@ import (
 func parseRef(c *cli.Context, s string) (registry.Reference, error) {
 	r, err := registry.ParseReference(s)
 	if err != nil {
-		return r, usageErrorf(c, "%v", err)
+		return r, command.UsageErrorf(c, "%v", err)
 	}
 	return r, nil
 }

@@ -7,44 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func TestToolInput(t *testing.T) {
-	cases := []struct {
-		name  string
-		input string
-		stdin string
-		kvs   []string
-		want  string
-		err   string
-	}{
-		{"nothing", "", "", nil, `{}`, ""},
-		{"strings and JSON", "", "", []string{"s=hello world", "n=3", "f=1.5", "b=true", "z=null", "o={\"a\":1}", "l=[1,2]", "q=\"007\"", "e=", "p=007"},
-			`{"b":true,"e":"","f":1.5,"l":[1,2],"n":3,"o":{"a":1},"p":"007","q":"007","s":"hello world","z":null}`, ""},
-		{"value with =", "", "", []string{"expr=a=b"}, `{"expr":"a=b"}`, ""},
-		{"input then kv", `{"a":1,"b":2}`, "", []string{"b=3"}, `{"a":1,"b":3}`, ""},
-		{"stdin", "-", `{"x":"y"}`, nil, `{"x":"y"}`, ""},
-		{"not KEY=VALUE", "", "", []string{"oops"}, "", `argument "oops" is not KEY=VALUE`},
-		{"empty key", "", "", []string{"=1"}, "", "is not KEY=VALUE"},
-		{"input not an object", `[1]`, "", nil, "", "must be a JSON object"},
-		{"input null", `null`, "", nil, "", "got null"},
-		{"two objects", `{} {}`, "", nil, "", "single JSON object"},
-		{"missing file", "@/nonexistent/x.json", "", nil, "", "read --input"},
-	}
-	for _, tc := range cases {
-		e := &env{stdin: strings.NewReader(tc.stdin)}
-		got, err := toolInput(e, tc.input, tc.kvs)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%s: err = %v; want %q", tc.name, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || string(got) != tc.want {
-			t.Errorf("%s: got %s, %v; want %s", tc.name, got, err, tc.want)
-		}
-	}
-}
+	"github.com/skillpm/skillpm/internal/command"
+)
 
 func TestRun(t *testing.T) {
 	project := agentProject(t)
@@ -57,14 +22,14 @@ func TestRun(t *testing.T) {
 	}{
 		{"kv input", []string{"greet", "name=Ada"}, 0, `{"got":{"__workDir":`, ""},
 		{"JSON input", []string{"greet", "--input", `{"name":"Ada"}`}, 0, `"name":"Ada"`, ""},
-		{"schema failure", []string{"greet", "name=3"}, exitToolFailed, `"code":"INVALID_ARGUMENT"`, "input schema"},
+		{"schema failure", []string{"greet", "name=3"}, command.ExitToolFailed, `"code":"INVALID_ARGUMENT"`, "input schema"},
 		{"later folder wins", []string{"dup"}, 0, `{"from":"other"}`, ""},
-		{"unknown tool", []string{"nope"}, exitNotFound, "", "available tools: big, dup, echo, escape, fail, greet, slow"},
-		{"escape attempt", []string{"escape"}, exitToolFailed, `"code":"PERMISSION_DENIED"`, "inside the skill folder"},
-		{"timeout", []string{"slow"}, exitToolFailed, `"code":"TIMEOUT"`, "timed out after 1s"},
-		{"failure", []string{"fail"}, exitToolFailed, `"code":"EXECUTION_FAILED"`, "it broke"},
-		{"missing tool name", nil, exitUsage, "", "missing TOOL"},
-		{"bad kv", []string{"greet", "oops"}, exitUsage, "", "KEY=VALUE"},
+		{"unknown tool", []string{"nope"}, command.ExitNotFound, "", "available tools: big, dup, echo, escape, fail, greet, slow"},
+		{"escape attempt", []string{"escape"}, command.ExitToolFailed, `"code":"PERMISSION_DENIED"`, "inside the skill folder"},
+		{"timeout", []string{"slow"}, command.ExitToolFailed, `"code":"TIMEOUT"`, "timed out after 1s"},
+		{"failure", []string{"fail"}, command.ExitToolFailed, `"code":"EXECUTION_FAILED"`, "it broke"},
+		{"missing tool name", nil, command.ExitUsage, "", "missing TOOL"},
+		{"bad kv", []string{"greet", "oops"}, command.ExitUsage, "", "KEY=VALUE"},
 	}
 	for _, tc := range cases {
 		args := append([]string{"run", "-C", project}, tc.args...)
@@ -101,10 +66,10 @@ func TestExec(t *testing.T) {
 	}{
 		{"args, no shell", []string{"echo", "args.sh", "a b", "$HOME", ";ls"}, 0, `"stdout": "a b|$HOME|;ls|"`},
 		{"dashed args after --", []string{"echo", "args.sh", "--", "--flag=1", "-x"}, 0, `"stdout": "--flag=1|-x|"`},
-		{"failure", []string{"echo", "fail.sh"}, exitToolFailed, `"exitCode": 3`},
-		{"escape", []string{"echo", "../outside.sh"}, exitToolFailed, `"success": false`},
-		{"unknown skill", []string{"nope", "x.sh"}, exitNotFound, `not installed; available skills: echo, greet, other`},
-		{"missing script arg", []string{"echo"}, exitUsage, ``},
+		{"failure", []string{"echo", "fail.sh"}, command.ExitToolFailed, `"exitCode": 3`},
+		{"escape", []string{"echo", "../outside.sh"}, command.ExitToolFailed, `"success": false`},
+		{"unknown skill", []string{"nope", "x.sh"}, command.ExitNotFound, `not installed; available skills: echo, greet, other`},
+		{"missing script arg", []string{"echo"}, command.ExitUsage, ``},
 	}
 	for _, tc := range cases {
 		code, out, errOut := runIn(t, nil, append([]string{"exec", "-C", project}, tc.args...)...)

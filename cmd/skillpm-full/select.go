@@ -5,10 +5,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/urfave/cli/v2"
 )
 
-func selectCommand(e *env) *cli.Command {
+func selectCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "select",
 		Usage: "select the installed skills relevant to a request (Universal spec §10)",
@@ -32,21 +34,21 @@ Examples:
   skillpm select "extract the text of this scan" --file report.pdf
   skillpm select "summarise q3.xlsx" --intent summarise --threshold 2
   skillpm select --json "use pdf-processing"`,
-		Flags: append(append(selectionFlags(), filterFlags()...), catalogFlags()...),
+		Flags: append(append(command.SelectionFlags(), command.FilterFlags()...), command.CatalogFlags()...),
 		Action: func(c *cli.Context) error {
 			text := strings.Join(c.Args().Slice(), " ")
 			if strings.TrimSpace(text) == "" && len(c.StringSlice("file")) == 0 && len(c.StringSlice("intent")) == 0 {
-				return usageErrorf(c, "missing TEXT: skillpm select TEXT [--file PATH] [--intent NAME]")
+				return command.UsageErrorf(c, "missing TEXT: skillpm select TEXT [--file PATH] [--intent NAME]")
 			}
-			cat, err := prepareCatalog(c.Context, e, c)
+			cat, err := command.PrepareCatalog(c.Context, e, c)
 			if err != nil {
 				return err
 			}
-			ranked := cat.Rank(selectQuery(c, text))
-			if e.json {
-				return writeJSON(e.stdout, map[string]any{"threshold": c.Int("threshold"), "skills": ranked})
+			ranked := cat.Rank(command.SelectQuery(c, text))
+			if e.JSON {
+				return command.WriteJSON(e.Stdout, map[string]any{"threshold": c.Int("threshold"), "skills": ranked})
 			}
-			tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+			tw := tabwriter.NewWriter(e.Stdout, 0, 0, 2, ' ', 0)
 			n := 0
 			for _, s := range ranked {
 				if !s.Selected {
@@ -62,7 +64,7 @@ Examples:
 				return err
 			}
 			if n == 0 {
-				e.logf("no skill scores %d or more (of %d installed)", c.Int("threshold"), len(cat.Skills))
+				e.Logf("no skill scores %d or more (of %d installed)", c.Int("threshold"), len(cat.Skills))
 			}
 			return nil
 		},

@@ -5,10 +5,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/registry"
 )
 
-func signCommand(e *env) *cli.Command {
+func signCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "sign",
 		Usage: "sign a published skill and attach the signature to it",
@@ -23,10 +24,10 @@ sha256-<hex> tag index.
 Examples:
   skillpm sign --key skillpm.key ghcr.io/acme/skills/pdf:1.2.0
   skillpm sign --keyless ghcr.io/acme/skills/pdf@sha256:...      # in CI`,
-		Flags: append(signFlags(), registryFlags()...),
+		Flags: append(signFlags(), command.RegistryFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return usageErrorf(c, "sign takes one reference")
+				return command.UsageErrorf(c, "sign takes one reference")
 			}
 			ref, err := parseRef(c, c.Args().First())
 			if err != nil {
@@ -36,7 +37,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			ro, err := readRegistryOptions(c)
+			ro, err := command.ReadRegistryOptions(c)
 			if err != nil {
 				return err
 			}
@@ -58,12 +59,12 @@ Examples:
 }
 
 // printSigned reports the signature sign attached to ref.
-func printSigned(e *env, ref registry.Reference, desc string) error {
-	if e.json {
-		return writeJSON(e.stdout, map[string]any{"reference": ref.String(), "digest": ref.Digest, "signature": desc})
+func printSigned(e *command.Env, ref registry.Reference, desc string) error {
+	if e.JSON {
+		return command.WriteJSON(e.Stdout, map[string]any{"reference": ref.String(), "digest": ref.Digest, "signature": desc})
 	}
-	if !e.quiet {
-		fmt.Fprintf(e.stdout, "signed %s\nsignature %s\n", ref, desc)
+	if !e.Quiet {
+		fmt.Fprintf(e.Stdout, "signed %s\nsignature %s\n", ref, desc)
 	}
 	return nil
 }

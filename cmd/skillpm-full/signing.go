@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/internal/httpbound"
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/verify"
@@ -34,21 +35,21 @@ func signFlags() []cli.Flag {
 }
 
 // newSigner builds the signer the flags ask for.
-func newSigner(e *env, c *cli.Context) (*verify.Signer, error) {
+func newSigner(e *command.Env, c *cli.Context) (*verify.Signer, error) {
 	return signerFor(e, c, c.String("key"), c.Bool("keyless"), "--key", "--keyless")
 }
 
 // signerFor builds a signer for a private key file or keyless signing
 // (with the keyless URL flags of c); keyFlag and keylessFlag name the
 // options in errors.
-func signerFor(e *env, c *cli.Context, key string, keyless bool, keyFlag, keylessFlag string) (*verify.Signer, error) {
+func signerFor(e *command.Env, c *cli.Context, key string, keyless bool, keyFlag, keylessFlag string) (*verify.Signer, error) {
 	switch {
 	case key != "" && keyless:
-		return nil, usageErrorf(c, "give %s or %s, not both", keyFlag, keylessFlag)
+		return nil, command.UsageErrorf(c, "give %s or %s, not both", keyFlag, keylessFlag)
 	case key != "":
 		data, err := os.ReadFile(key)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &usageError{msg: fmt.Sprintf("%s %s: no such file", keyFlag, key), hint: "make a key pair with 'skillpm key generate --output-prefix NAME'"}
+			return nil, &command.UsageError{Msg: fmt.Sprintf("%s %s: no such file", keyFlag, key), Hint: "make a key pair with 'skillpm key generate --output-prefix NAME'"}
 		}
 		if err != nil {
 			return nil, err
@@ -64,7 +65,7 @@ func signerFor(e *env, c *cli.Context, key string, keyless bool, keyFlag, keyles
 		if err := needSigstore(); err != nil {
 			return nil, err
 		}
-		return verify.NewSigner(verify.SignerOptions{Keypair: kp, Sigstore: e.sigstore()})
+		return verify.NewSigner(verify.SignerOptions{Keypair: kp, Sigstore: sigstoreBackend(e)})
 	case keyless:
 		if err := needSigstore(); err != nil {
 			return nil, err
@@ -75,10 +76,10 @@ func signerFor(e *env, c *cli.Context, key string, keyless bool, keyFlag, keyles
 		}
 		return verify.NewKeylessSigner(verify.KeylessOptions{
 			FulcioURL: c.String("fulcio-url"), RekorURL: c.String("rekor-url"), TSAURL: c.String("tsa-url"), IDToken: tok,
-			Sigstore: e.sigstore(),
+			Sigstore: sigstoreBackend(e),
 		})
 	}
-	return nil, usageErrorf(c, "say how to sign: %s FILE or %s", keyFlag, keylessFlag)
+	return nil, command.UsageErrorf(c, "say how to sign: %s FILE or %s", keyFlag, keylessFlag)
 }
 
 // attachSignature signs ref's digest and attaches the bundle.
@@ -98,7 +99,7 @@ func attachSignature(ctx context.Context, client *registry.Client, s *verify.Sig
 // remote and commit when dir is in a checkout, GitHub Actions' workflow
 // run as the builder when there is one.
 func buildProvenance(ctx context.Context, dir string, p *registry.Package, started time.Time) *verify.Provenance {
-	prov := &verify.Provenance{Builder: "skillpm/" + version, Name: p.Name, Version: p.Version, Manifest: p.Manifest.Digest, Content: p.Layer.Digest, BuildTime: started.UTC()}
+	prov := &verify.Provenance{Builder: "skillpm/" + command.Version, Name: p.Name, Version: p.Version, Manifest: p.Manifest.Digest, Content: p.Layer.Digest, BuildTime: started.UTC()}
 	if srv, repo, run := os.Getenv("GITHUB_SERVER_URL"), os.Getenv("GITHUB_REPOSITORY"), os.Getenv("GITHUB_RUN_ID"); srv != "" && repo != "" {
 		prov.SourceRepository = srv + "/" + repo
 		prov.Revision = os.Getenv("GITHUB_SHA")
@@ -142,23 +143,23 @@ func cleanRemote(s string) string {
 
 // passphrase reads the key passphrase from SKILLPM_KEY_PASSWORD or the
 // terminal (twice when confirm). It is never printed or logged.
-func passphrase(e *env, confirm bool) ([]byte, error) {
+func passphrase(e *command.Env, confirm bool) ([]byte, error) {
 	if p, ok := os.LookupEnv(passwordEnv); ok {
 		return []byte(p), nil
 	}
-	f, ok := e.stdin.(*os.File)
+	f, ok := e.Stdin.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil, &usageError{msg: "no passphrase for the private key", hint: "set " + passwordEnv + " or run on a terminal"}
+		return nil, &command.UsageError{Msg: "no passphrase for the private key", Hint: "set " + passwordEnv + " or run on a terminal"}
 	}
-	fmt.Fprint(e.stderr, "Enter passphrase for the private key: ")
+	fmt.Fprint(e.Stderr, "Enter passphrase for the private key: ")
 	p, err := term.ReadPassword(int(f.Fd()))
-	fmt.Fprintln(e.stderr)
+	fmt.Fprintln(e.Stderr)
 	if err != nil || !confirm {
 		return p, err
 	}
-	fmt.Fprint(e.stderr, "Enter it again: ")
+	fmt.Fprint(e.Stderr, "Enter it again: ")
 	again, err := term.ReadPassword(int(f.Fd()))
-	fmt.Fprintln(e.stderr)
+	fmt.Fprintln(e.Stderr)
 	if err != nil {
 		return nil, err
 	}

@@ -1,20 +1,21 @@
 package main
 
 import (
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/internal/sigproto"
 )
 
-// sigstore returns the sigstore backend: the skillpm-sigstore helper
+// sigstoreBackend returns the sigstore backend: the skillpm-sigstore helper
 // program, started when a signature is first checked or made and ended
 // after the command. skillpm itself does not link sigstore-go, whose
 // package initialisers would cost every command's start-up (see package
 // sigproto).
-func (e *env) sigstore() sigproto.Backend {
-	if e.sigHelper == nil {
-		e.sigHelper = &sigproto.Helper{}
-		e.atExit(func() { e.sigHelper.Close() })
+func sigstoreBackend(e *command.Env) sigproto.Backend {
+	if e.SigHelper == nil {
+		e.SigHelper = &sigproto.Helper{}
+		e.AtExit(func() { e.SigHelper.Close() })
 	}
-	return e.sigHelper
+	return e.SigHelper
 }
 
 // needSigstore fails, wrapping sigproto.ErrHelperMissing (exit 16), when

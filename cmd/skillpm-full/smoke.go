@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/urfave/cli/v2"
@@ -14,14 +16,14 @@ import (
 
 // publishSmokeTests runs the smoke tests of the skill being published,
 // printing results to stderr so publish's stdout stays its own.
-func publishSmokeTests(ctx context.Context, e *env, c *cli.Context, s *skill.Skill) error {
-	results, err := runSmoke(ctx, e, c, []*skill.Skill{s}, e.stderr, false)
+func publishSmokeTests(ctx context.Context, e *command.Env, c *cli.Context, s *skill.Skill) error {
+	results, err := runSmoke(ctx, e, c, []*skill.Skill{s}, e.Stderr, false)
 	if err != nil {
 		return err
 	}
 	if p := countPassed(results); p < len(results) {
-		e.logf("publish: %d of %d smoke tests failed; nothing was pushed", len(results)-p, len(results))
-		return &silentError{code: exitToolFailed}
+		e.Logf("publish: %d of %d smoke tests failed; nothing was pushed", len(results)-p, len(results))
+		return &command.SilentError{Code: command.ExitToolFailed}
 	}
 	return nil
 }
@@ -29,15 +31,15 @@ func publishSmokeTests(ctx context.Context, e *env, c *cli.Context, s *skill.Ski
 // runSmoke runs the smoke tests of skills and, unless asJSON, prints one
 // line per test and a summary on w. A skill without smoke tests is skipped
 // (named with --debug).
-func runSmoke(ctx context.Context, e *env, c *cli.Context, skills []*skill.Skill, w io.Writer, asJSON bool) ([]agent.SmokeResult, error) {
+func runSmoke(ctx context.Context, e *command.Env, c *cli.Context, skills []*skill.Skill, w io.Writer, asJSON bool) ([]agent.SmokeResult, error) {
 	results := []agent.SmokeResult{}
-	opts, err := runOptions(e, c)
+	opts, err := command.RunOptions(e, c)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range skills {
 		if _, ok := s.Frontmatter.Evaluation["smoke_tests"]; !ok {
-			e.debugf("test: %s has no smoke tests", s.Name())
+			e.Debugf("test: %s has no smoke tests", s.Name())
 			continue
 		}
 		rs, err := agent.RunSmokeTests(ctx, s, opts)
@@ -56,7 +58,7 @@ func runSmoke(ctx context.Context, e *env, c *cli.Context, skills []*skill.Skill
 			return results, fmt.Errorf("%w (%s)", err, filepath.Join(s.Dir, skill.FileName))
 		}
 	}
-	if !asJSON && !e.quiet {
+	if !asJSON && !e.Quiet {
 		p := countPassed(results)
 		fmt.Fprintf(w, "%d tests: %d passed, %d failed\n", len(results), p, len(results)-p)
 	}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/registry"
@@ -24,16 +26,16 @@ import (
 // registries, and the cache they are packed into. The git and
 // well-known clients are sync's (sourceClients): the user config's
 // limits, timeouts and plain_http, caches under skillpm's cache.
-func setSources(e *env, ro registryOptions, m *manager.Manager) error {
+func setSources(e *command.Env, ro command.RegistryOptions, m *manager.Manager) error {
 	gc, wk, err := sourceClients(e, ro, "")
 	if err != nil {
 		return err
 	}
-	dir, err := cacheDir()
+	dir, err := command.CacheDir()
 	if err != nil {
 		return err
 	}
-	cfg, err := e.userConfig()
+	cfg, err := e.UserConfig()
 	if err != nil {
 		return err
 	}
@@ -123,7 +125,7 @@ func isLocalArg(arg string) bool {
 // sourceWants turns one 'add' argument that names a source into the
 // skills to add: the folder it names, or the skills of a repository or
 // an origin picked with --skill or --all.
-func sourceWants(ctx context.Context, c *cli.Context, e *env, m *manager.Manager, arg string) ([]manager.Want, error) {
+func sourceWants(ctx context.Context, c *cli.Context, e *command.Env, m *manager.Manager, arg string) ([]manager.Want, error) {
 	if isLocalArg(arg) {
 		return localWant(c, m, arg)
 	}
@@ -151,10 +153,10 @@ var errNoIndex = errors.New("no well-known index")
 
 // wellKnownWants lists the skills of a well-known origin's index and
 // picks with --skill or --all.
-func wellKnownWants(ctx context.Context, c *cli.Context, e *env, m *manager.Manager, arg string) ([]manager.Want, error) {
+func wellKnownWants(ctx context.Context, c *cli.Context, e *command.Env, m *manager.Manager, arg string) ([]manager.Want, error) {
 	u, err := wellknown.ParseOrigin(arg)
 	if err != nil {
-		return nil, usageErrorf(c, "%v", err)
+		return nil, command.UsageErrorf(c, "%v", err)
 	}
 	origin := u.String()
 	se := source.Entry{Kind: project.KindWellKnown, Location: origin, Repository: "wellknown+" + origin}
@@ -184,17 +186,17 @@ func wellKnownWants(ctx context.Context, c *cli.Context, e *env, m *manager.Mana
 // for; a source of one skill needs neither. Without them, on a terminal
 // the user picks from a numbered list (askSkills); without one, the
 // skills are listed and add fails (exit 2).
-func pickSkills(c *cli.Context, e *env, arg, where string, names, listing []string) ([]string, error) {
+func pickSkills(c *cli.Context, e *command.Env, arg, where string, names, listing []string) ([]string, error) {
 	picked := c.StringSlice("skill")
 	switch {
 	case c.Bool("all"):
 		return names, nil
 	case len(picked) == 0 && len(names) == 1:
 		return names, nil
-	case len(picked) == 0 && e.askable():
+	case len(picked) == 0 && e.Askable():
 		return askSkills(c, e, where, names, listing)
 	case len(picked) == 0:
-		return nil, usageErrorf(c, "%s holds %d skills: %s; pick with --skill NAME (repeatable) or --all", where, len(names), strings.Join(listing, ", "))
+		return nil, command.UsageErrorf(c, "%s holds %d skills: %s; pick with --skill NAME (repeatable) or --all", where, len(names), strings.Join(listing, ", "))
 	}
 	for _, n := range picked {
 		if !slices.Contains(names, n) {
@@ -206,10 +208,10 @@ func pickSkills(c *cli.Context, e *env, arg, where string, names, listing []stri
 
 // gitWants lists the skills of a git repository (or its folder) and
 // picks with --skill or --all.
-func gitWants(ctx context.Context, c *cli.Context, e *env, m *manager.Manager, arg string) ([]manager.Want, error) {
+func gitWants(ctx context.Context, c *cli.Context, e *command.Env, m *manager.Manager, arg string) ([]manager.Want, error) {
 	src, err := git.Parse(arg)
 	if err != nil {
-		return nil, usageErrorf(c, "%v", err)
+		return nil, command.UsageErrorf(c, "%v", err)
 	}
 	se := source.Entry{Kind: project.KindGit, Location: src.URL, Path: src.Subdir, Ref: src.Ref, Repository: "git+" + src.URL}
 	dirs, err := m.ListSkills(ctx, se)
@@ -275,7 +277,7 @@ func localWant(c *cli.Context, m *manager.Manager, arg string) ([]manager.Want, 
 	}
 	rel, err := filepath.Rel(m.Project.Dir(), abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return nil, usageErrorf(c, "%s is outside the project %s: a local skill must be a folder inside the project", arg, m.Project.Dir())
+		return nil, command.UsageErrorf(c, "%s is outside the project %s: a local skill must be a folder inside the project", arg, m.Project.Dir())
 	}
 	s, err := skill.Load(abs)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/source/git"
@@ -15,7 +17,7 @@ import (
 	"github.com/skillpm/skillpm/verify"
 )
 
-func syncCommand(e *env) *cli.Command {
+func syncCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "sync",
 		Usage: "mirror vetted skills from an upstream registry into an org registry or OCI layouts",
@@ -84,7 +86,7 @@ Examples:
   skillpm sync --config sync.yaml --to oci:/media/usb/skills --json
   skillpm sync --from github.com/anthropics/skills --to registry.internal/skills --config sync.yaml
   skillpm sync --from https://example.com/docs --to registry.internal/skills`,
-		Flags: append(registryFlags(),
+		Flags: append(command.RegistryFlags(),
 			&cli.StringFlag{Name: "config", Usage: "read the sync configuration from `FILE` (sync.yaml)"},
 			&cli.StringFlag{Name: "from", Usage: "upstream `PREFIX`, git repository or https:// well-known origin (overrides sync.yaml)"},
 			&cli.StringFlag{Name: "to", Usage: "mirror `PREFIX` or oci:DIR (overrides sync.yaml)"},
@@ -97,7 +99,7 @@ Examples:
 		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usageErrorf(c, "sync takes no arguments; use --from and --to, or --config")
+				return command.UsageErrorf(c, "sync takes no arguments; use --from and --to, or --config")
 			}
 			cfg := &skillsync.Config{}
 			if p := c.String("config"); p != "" {
@@ -113,9 +115,9 @@ Examples:
 				cfg.To = v
 			}
 			if cfg.From == "" || cfg.To == "" {
-				return usageErrorf(c, "sync needs --from and --to (or from: and to: in --config FILE)")
+				return command.UsageErrorf(c, "sync needs --from and --to (or from: and to: in --config FILE)")
 			}
-			ro, err := readRegistryOptions(c)
+			ro, err := command.ReadRegistryOptions(c)
 			if err != nil {
 				return err
 			}
@@ -123,7 +125,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			opts := skillsync.Options{Config: cfg, Client: client.WithoutMirrors(), DryRun: c.Bool("dry-run"), Sigstore: e.sigstore()}
+			opts := skillsync.Options{Config: cfg, Client: client.WithoutMirrors(), DryRun: c.Bool("dry-run"), Sigstore: sigstoreBackend(e)}
 			gitc, wk, err := sourceClients(e, ro, cfg.From)
 			if err != nil {
 				return err
@@ -135,7 +137,7 @@ Examples:
 				if err := needSigstore(); err != nil {
 					return err
 				}
-				if opts.Verifier, err = skillsync.NewTrustVerifier(opts.Client, sp, e.sigstore()); err != nil {
+				if opts.Verifier, err = skillsync.NewTrustVerifier(opts.Client, sp, sigstoreBackend(e)); err != nil {
 					return err
 				}
 			}
@@ -157,21 +159,21 @@ Examples:
 					}
 				}
 			}
-			if e.debug {
-				opts.Log = e.stderr
+			if e.Debug {
+				opts.Log = e.Stderr
 			}
 			rep, runErr := skillsync.Run(c.Context, opts)
 			if rep != nil {
-				if e.json {
-					if err := writeJSON(e.stdout, rep); err != nil {
+				if e.JSON {
+					if err := command.WriteJSON(e.Stdout, rep); err != nil {
 						return err
 					}
-				} else if !e.quiet || runErr != nil {
+				} else if !e.Quiet || runErr != nil {
 					var buf strings.Builder
 					if err := rep.Write(&buf); err != nil {
 						return err
 					}
-					if _, err := io.WriteString(e.stdout, termText(buf.String())); err != nil {
+					if _, err := io.WriteString(e.Stdout, command.TermText(buf.String())); err != nil {
 						return err
 					}
 				}
@@ -185,13 +187,13 @@ Examples:
 // is not a registry: caches under skillpm's cache, the user config's
 // limits and timeouts, and plain http for the hosts plain_http lists (and
 // the upstream's own with --plain-http).
-func sourceClients(e *env, ro registryOptions, from string) (*git.Client, *wellknown.Client, error) {
-	cfg, err := e.userConfig()
+func sourceClients(e *command.Env, ro command.RegistryOptions, from string) (*git.Client, *wellknown.Client, error) {
+	cfg, err := e.UserConfig()
 	if err != nil {
 		return nil, nil, err
 	}
-	tos := ro.over(cfg.Timeouts)
-	dir, err := cacheDir()
+	tos := ro.Over(cfg.Timeouts)
+	dir, err := command.CacheDir()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -201,9 +203,9 @@ func sourceClients(e *env, ro registryOptions, from string) (*git.Client, *wellk
 		Limits:    lim,
 		Timeouts:  tos,
 		PlainHTTP: cfg.PlainHTTP,
-		UserAgent: "skillpm/" + version,
+		UserAgent: "skillpm/" + command.Version,
 	}
-	if ro.plainHTTP {
+	if ro.PlainHTTP {
 		if u, err := url.Parse(strings.TrimPrefix(from, "wellknown+")); err == nil && u.Host != "" {
 			wk.PlainHTTP = append(append([]string{}, wk.PlainHTTP...), u.Host)
 		}

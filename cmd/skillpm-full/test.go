@@ -6,12 +6,14 @@ import (
 	"os"
 	"strings"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/urfave/cli/v2"
 )
 
-func testCommand(e *env) *cli.Command {
+func testCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "test",
 		Usage: "run skills' evaluation.smoke_tests",
@@ -33,15 +35,15 @@ Examples:
   skillpm test
   skillpm test doc-tools --json
   skillpm test ./skills/pdf-tools --timeout 1m`,
-		Flags: append(append(runFlags(), maxOutputFlag()), catalogFlags()...),
+		Flags: append(append(command.RunFlags(), command.MaxOutputFlag()), command.CatalogFlags()...),
 		Action: func(c *cli.Context) error {
 			skills, err := testTargets(c.Context, e, c)
 			if err != nil {
 				return err
 			}
-			results, err := runSmoke(c.Context, e, c, skills, e.stdout, e.json)
-			if e.json {
-				if werr := writeJSON(e.stdout, map[string]any{"results": results, "passed": countPassed(results), "failed": len(results) - countPassed(results)}); werr != nil {
+			results, err := runSmoke(c.Context, e, c, skills, e.Stdout, e.JSON)
+			if e.JSON {
+				if werr := command.WriteJSON(e.Stdout, map[string]any{"results": results, "passed": countPassed(results), "failed": len(results) - countPassed(results)}); werr != nil {
 					return werr
 				}
 			}
@@ -49,7 +51,7 @@ Examples:
 				return err
 			}
 			if countPassed(results) < len(results) {
-				return &silentError{code: exitToolFailed}
+				return &command.SilentError{Code: command.ExitToolFailed}
 			}
 			return nil
 		},
@@ -58,7 +60,7 @@ Examples:
 
 // testTargets loads the skills 'skillpm test' runs: the named ones (a path
 // to a folder, or an effective installed skill), or every effective one.
-func testTargets(ctx context.Context, e *env, c *cli.Context) ([]*skill.Skill, error) {
+func testTargets(ctx context.Context, e *command.Env, c *cli.Context) ([]*skill.Skill, error) {
 	var dirs []string
 	var cat *agent.Catalog
 	for _, a := range c.Args().Slice() {
@@ -70,7 +72,7 @@ func testTargets(ctx context.Context, e *env, c *cli.Context) ([]*skill.Skill, e
 		}
 		if cat == nil {
 			var err error
-			if cat, err = prepareCatalog(ctx, e, c); err != nil {
+			if cat, err = command.PrepareCatalog(ctx, e, c); err != nil {
 				return nil, err
 			}
 		}
@@ -82,7 +84,7 @@ func testTargets(ctx context.Context, e *env, c *cli.Context) ([]*skill.Skill, e
 	}
 	if c.NArg() == 0 {
 		var err error
-		if cat, err = prepareCatalog(ctx, e, c); err != nil {
+		if cat, err = command.PrepareCatalog(ctx, e, c); err != nil {
 			return nil, err
 		}
 		for _, s := range cat.Skills {

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/internal/command"
 )
 
 // runIn runs skillpm in-process with stdin and returns its exit code and
@@ -178,8 +180,8 @@ func TestToolsJSONAndFormats(t *testing.T) {
 			}
 		}
 	}
-	if code, _, _ := runIn(t, nil, "tools", "--format", "gemini", "-C", project); code != exitUsage {
-		t.Errorf("--format gemini: exit %d; want %d", code, exitUsage)
+	if code, _, _ := runIn(t, nil, "tools", "--format", "gemini", "-C", project); code != command.ExitUsage {
+		t.Errorf("--format gemini: exit %d; want %d", code, command.ExitUsage)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"path/filepath"
 
+	"github.com/skillpm/skillpm/internal/command"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/config"
@@ -38,14 +40,13 @@ func readTrustOptions(c *cli.Context) trustOptions {
 // requireVerifier is loadVerifier for verify, which has nothing to say
 // without a policy: no policy and no --key is a usage error, as it is
 // for cosign verify, not a row of unchecked "ok"s.
-func requireVerifier(e *env, t trustOptions, projectPolicy string) (*verify.Verifier, error) {
+func requireVerifier(e *command.Env, t trustOptions, projectPolicy string) (*verify.Verifier, error) {
 	v, err := loadVerifier(e, t, projectPolicy)
 	if err != nil || v != nil {
 		return v, err
 	}
-	return nil, &usageError{
-		msg:  "no trust policy: pass --key or --policy, or set policy: in skills.yaml",
-		hint: `see README.md ("Trust"); to check only digests and installed files, use a policy whose rule for "*" says 'require: none'`,
+	return nil, &command.UsageError{Msg: "no trust policy: pass --key or --policy, or set policy: in skills.yaml",
+		Hint: `see README.md ("Trust"); to check only digests and installed files, use a policy whose rule for "*" says 'require: none'`,
 	}
 }
 
@@ -53,14 +54,14 @@ func requireVerifier(e *env, t trustOptions, projectPolicy string) (*verify.Veri
 // layers"): the system config's policy, then --key or --policy when given,
 // else the user config's and the project's, each a floor for the next;
 // nil when there is none.
-func loadVerifier(e *env, t trustOptions, projectPolicy string) (*verify.Verifier, error) {
-	sys, err := config.LoadSystem(systemConfigPath())
+func loadVerifier(e *command.Env, t trustOptions, projectPolicy string) (*verify.Verifier, error) {
+	sys, err := config.LoadSystem(command.SystemConfigPath())
 	if err != nil {
 		return nil, err
 	}
 	src := verify.PolicySources{System: sys.Policy, Key: t.key, Policy: t.policy}
 	if src.Key == "" && src.Policy == "" {
-		cfg, err := e.userConfig()
+		cfg, err := e.UserConfig()
 		if err != nil {
 			return nil, err
 		}
@@ -70,9 +71,9 @@ func loadVerifier(e *env, t trustOptions, projectPolicy string) (*verify.Verifie
 	var pe *verify.LayerError
 	switch {
 	case errors.As(err, &pe) && pe.Layer == "--key":
-		return nil, &usageError{msg: pe.Err.Error(), hint: "see 'skillpm verify --help'"} // only verify takes --key
+		return nil, &command.UsageError{Msg: pe.Err.Error(), Hint: "see 'skillpm verify --help'"} // only verify takes --key
 	case errors.As(err, &pe):
-		return nil, &usageError{msg: pe.Err.Error(), hint: "see README.md (\"Trust\") for the policy format"}
+		return nil, &command.UsageError{Msg: pe.Err.Error(), Hint: "see README.md (\"Trust\") for the policy format"}
 	case err != nil:
 		return nil, err
 	}
@@ -82,5 +83,5 @@ func loadVerifier(e *env, t trustOptions, projectPolicy string) (*verify.Verifie
 	if err := needSigstore(); err != nil {
 		return nil, err
 	}
-	return verify.NewLayeredVerifier(layers, verify.Options{Sigstore: e.sigstore()})
+	return verify.NewLayeredVerifier(layers, verify.Options{Sigstore: sigstoreBackend(e)})
 }

@@ -10,12 +10,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/verify"
 )
 
-func verifyCommand(e *env) *cli.Command {
+func verifyCommand(e *command.Env) *cli.Command {
 	return &cli.Command{
 		Name:  "verify",
 		Usage: "check locked (or given) skills against the registry, the trust policy and the installed files",
@@ -51,7 +52,7 @@ Examples:
   skillpm verify --json
   skillpm verify --deep        # download every locked blob and check its digest
   skillpm verify --key acme.pub ghcr.io/acme/skills/pdf:1.2.0`,
-		Flags: append(projectFlags(),
+		Flags: append(command.ProjectFlags(),
 			&cli.StringFlag{Name: "policy", Usage: "trust policy `FILE` (replaces the user config's and skills.yaml's; the system policy still applies)"},
 			&cli.StringFlag{Name: "key", Usage: "require a signature by the public key in `FILE`, for every repository"},
 			&cli.BoolFlag{Name: "deep", Usage: "download every locked blob and check its digest (default: ask the registry for each blob's size)"},
@@ -62,16 +63,16 @@ Examples:
 
 // verifyOptions are verify's flags.
 type verifyOptions struct {
-	refs     []string        // REF arguments; none checks the lock
-	deep     bool            // --deep
-	trust    trustOptions    // --key, --policy
-	registry registryOptions // the registry flags
+	refs     []string                // REF arguments; none checks the lock
+	deep     bool                    // --deep
+	trust    trustOptions            // --key, --policy
+	registry command.RegistryOptions // the registry flags
 }
 
-func runVerify(e *env, c *cli.Context) error {
+func runVerify(e *command.Env, c *cli.Context) error {
 	o := verifyOptions{refs: c.Args().Slice(), deep: c.Bool("deep"), trust: readTrustOptions(c)}
 	if len(o.refs) > 0 {
-		ro, err := readRegistryOptions(c)
+		ro, err := command.ReadRegistryOptions(c)
 		if err != nil {
 			return err
 		}
@@ -112,7 +113,7 @@ func runVerify(e *env, c *cli.Context) error {
 }
 
 // verifyRefs checks the signatures of the manifests the REFs name.
-func verifyRefs(e *env, c *cli.Context, o verifyOptions) error {
+func verifyRefs(e *command.Env, c *cli.Context, o verifyOptions) error {
 	client, err := registryClient(e, o.registry)
 	if err != nil {
 		return err
@@ -139,7 +140,7 @@ func verifyRefs(e *env, c *cli.Context, o verifyOptions) error {
 	return reportVerify(e, reports)
 }
 
-func reportVerify(e *env, rows []*verify.Report) error {
+func reportVerify(e *command.Env, rows []*verify.Report) error {
 	failed := 0
 	for _, r := range rows {
 		if !r.Failed() {
@@ -149,18 +150,18 @@ func reportVerify(e *env, rows []*verify.Report) error {
 		failed++
 		if os.Getenv("GITHUB_ACTIONS") == "true" {
 			for _, p := range r.Problems {
-				fmt.Fprintf(e.stderr, "::error title=skillpm verify %s::%s\n", ghEscape(termLine(label(r))), ghEscape(termText(p)))
+				fmt.Fprintf(e.Stderr, "::error title=skillpm verify %s::%s\n", ghEscape(command.TermLine(label(r))), ghEscape(command.TermText(p)))
 			}
 		}
 	}
 	// The most severe status sets the code; a failed row never exits 0.
 	code := verifyExitCode(worst(rows))
-	if e.json {
-		if err := writeJSON(e.stdout, map[string]any{"ok": failed == 0, "skills": rows}); err != nil {
+	if e.JSON {
+		if err := command.WriteJSON(e.Stdout, map[string]any{"ok": failed == 0, "skills": rows}); err != nil {
 			return err
 		}
 	} else {
-		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		tw := tabwriter.NewWriter(e.Stdout, 0, 0, 2, ' ', 0)
 		vetted := slices.ContainsFunc(rows, func(r *verify.Report) bool { return r.VettedBy != "" })
 		if vetted {
 			fmt.Fprintln(tw, "SKILL\tVERSION\tSIGNER\tVETTED BY\tSTATUS")
@@ -169,25 +170,25 @@ func reportVerify(e *env, rows []*verify.Report) error {
 		}
 		for _, r := range rows {
 			if vetted {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termLine(label(r)), termLine(orDash(r.Version)), termLine(orDash(r.Signer)), termLine(orDash(r.VettedBy)), r.Status)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", command.TermLine(label(r)), command.TermLine(command.OrDash(r.Version)), command.TermLine(command.OrDash(r.Signer)), command.TermLine(command.OrDash(r.VettedBy)), r.Status)
 			} else {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termLine(label(r)), termLine(orDash(r.Version)), termLine(orDash(r.Signer)), r.Status)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", command.TermLine(label(r)), command.TermLine(command.OrDash(r.Version)), command.TermLine(command.OrDash(r.Signer)), r.Status)
 			}
 		}
 		tw.Flush()
 		for _, r := range rows {
 			for _, p := range r.Problems {
-				fmt.Fprintf(e.stderr, "%s: %s\n", termLine(label(r)), termText(p))
+				fmt.Fprintf(e.Stderr, "%s: %s\n", command.TermLine(label(r)), command.TermText(p))
 			}
 		}
 	}
 	if failed == 0 {
 		return nil
 	}
-	if !e.json {
-		fmt.Fprintf(e.stderr, "%s %d of %d skills failed verification\n", e.paintErr("error:"), failed, len(rows))
+	if !e.JSON {
+		fmt.Fprintf(e.Stderr, "%s %d of %d skills failed verification\n", e.PaintErr("error:"), failed, len(rows))
 	}
-	return &silentError{code: code}
+	return &command.SilentError{Code: code}
 }
 
 // worst is the most severe status among rows.
@@ -216,7 +217,7 @@ func ghEscape(s string) string {
 // findProject loads the project verify REF... runs in, if any: it needs
 // no lock, only the policy. nil when there is no skills.yaml.
 func findProject(c *cli.Context) (*project.Manifest, error) {
-	dir, err := projectDir(c)
+	dir, err := command.ProjectDir(c)
 	if err != nil {
 		return nil, err
 	}

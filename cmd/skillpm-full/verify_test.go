@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/verify"
 )
 
@@ -17,19 +18,19 @@ func TestReportVerifyExitCode(t *testing.T) {
 		codes []verify.Status // one row per status; "" is a row that passed
 		want  int
 	}{
-		{"all ok", []verify.Status{"", ""}, exitOK},
-		{"one error", []verify.Status{verify.StatusError}, exitError},
-		{"error after ok", []verify.Status{"", verify.StatusError}, exitError},
-		{"not installed over error", []verify.Status{verify.StatusError, verify.StatusNotInstalled}, exitUninstalled},
-		{"network over not installed", []verify.Status{verify.StatusNotInstalled, verify.StatusNetwork}, exitNetwork},
-		{"network over error", []verify.Status{verify.StatusError, verify.StatusNetwork}, exitNetwork},
-		{"policy over network", []verify.Status{verify.StatusNetwork, verify.StatusPolicy, verify.StatusError}, exitPolicy},
-		{"integrity over policy", []verify.Status{verify.StatusPolicy, verify.StatusTampered}, exitIntegrity},
+		{"all ok", []verify.Status{"", ""}, command.ExitOK},
+		{"one error", []verify.Status{verify.StatusError}, command.ExitError},
+		{"error after ok", []verify.Status{"", verify.StatusError}, command.ExitError},
+		{"not installed over error", []verify.Status{verify.StatusError, verify.StatusNotInstalled}, command.ExitUninstalled},
+		{"network over not installed", []verify.Status{verify.StatusNotInstalled, verify.StatusNetwork}, command.ExitNetwork},
+		{"network over error", []verify.Status{verify.StatusError, verify.StatusNetwork}, command.ExitNetwork},
+		{"policy over network", []verify.Status{verify.StatusNetwork, verify.StatusPolicy, verify.StatusError}, command.ExitPolicy},
+		{"integrity over policy", []verify.Status{verify.StatusPolicy, verify.StatusTampered}, command.ExitIntegrity},
 	}
 	for _, tc := range tests {
 		for _, asJSON := range []bool{false, true} {
 			var stdout, stderr bytes.Buffer
-			e := &env{stdout: &stdout, stderr: &stderr, json: asJSON}
+			e := &command.Env{Stdout: &stdout, Stderr: &stderr, JSON: asJSON}
 			var rows []*verify.Report
 			for _, c := range tc.codes {
 				r := &verify.Report{Repository: "r.example/skills/x", Manifest: "x:1.0.0"}
@@ -47,10 +48,10 @@ func TestReportVerifyExitCode(t *testing.T) {
 				if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 					t.Fatalf("%s: --json output %q: %v", tc.name, stdout.String(), err)
 				}
-				if out.OK != (tc.want == exitOK) {
+				if out.OK != (tc.want == command.ExitOK) {
 					t.Errorf("%s: \"ok\" = %v with exit %d", tc.name, out.OK, got)
 				}
-			} else if tc.want != exitOK && !strings.Contains(stderr.String(), "failed verification") {
+			} else if tc.want != command.ExitOK && !strings.Contains(stderr.String(), "failed verification") {
 				t.Errorf("%s: stderr = %q; want the failure count", tc.name, stderr.String())
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/internal/command"
 )
 
 // The plain '--version' and '-V' take a short cut past the command tree;
@@ -19,11 +21,11 @@ func TestVersionFlagShortCut(t *testing.T) {
 		return out.String(), code
 	}
 	want, code := runOut("version")
-	if code != exitOK || !strings.HasPrefix(want, "skillpm ") {
+	if code != command.ExitOK || !strings.HasPrefix(want, "skillpm ") {
 		t.Fatalf("version: exit %d, %q", code, want)
 	}
 	for _, args := range [][]string{{"--version"}, {"-V"}, {"-q", "--version"}, {"--version", "--no-color"}} {
-		if got, code := runOut(args...); got != want || code != exitOK {
+		if got, code := runOut(args...); got != want || code != command.ExitOK {
 			t.Errorf("%v: exit %d, %q; want %q", args, code, got, want)
 		}
 	}

@@ -1,10 +1,19 @@
-package main
+// Package command holds what both skillpm programs share: the environment
+// every command reads (streams, global flags, the user config), how errors
+// become messages and exit codes, and the everyday read-only commands
+// agents call constantly (list, tools, prompt, search, run, version).
+//
+// skillpm is two programs. cmd/skillpm, the one users run, links only this
+// package and the light libraries it needs, so those commands start about
+// as fast as a bare Go program; every other command line it hands, by
+// exec, to cmd/skillpm-full, which links the registry clients, sigstore
+// and the MCP server, and registers these same commands beside its own.
+package command
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/skillpm/skillpm/internal/sigproto"
 	"io"
 	"os"
 	"slices"
@@ -12,43 +21,51 @@ import (
 	"sync"
 
 	"github.com/skillpm/skillpm/config"
+	"github.com/skillpm/skillpm/internal/sigproto"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/toolrun"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// Version is skillpm's version, set at build time with
+// -ldflags "-X github.com/skillpm/skillpm/internal/command.Version=...".
+var Version = "dev"
 
-// env is what every command shares: the streams and the global output
-// settings. Commands read it; only this package prints or exits.
-type env struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	json           bool
-	quiet          bool
-	color          bool // colour on stdout
-	colorErr       bool // colour on stderr
-	debug          bool
-	verbose        bool // whole explanations (a conflict's full derivation)
-	stderrTTY      bool
-	cleanups       []func() // run after the command, last first
+// Env is what every command shares: the streams and the global output
+// settings. Commands read it; only the command layer prints or exits.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	JSON           bool
+	Quiet          bool
+	Color          bool // colour on stdout
+	ColorErr       bool // colour on stderr
+	Debug          bool
+	Verbose        bool // whole explanations (a conflict's full derivation)
+	StderrTTY      bool
 
-	groups toolrun.Groups // the tool runs' process groups, for a second signal
+	// ExitCode and Hint turn an error into its exit code and the
+	// recommendation printed under it (nil: LightExitCode and LightHint).
+	// The full program sets its own, which know every library's errors.
+	ExitCode func(error) int
+	Hint     func(error) string
 
-	terminal  *bool      // overrides whether the user can be asked (tests)
-	confirmMu sync.Mutex // one confirmation prompt at a time
+	Groups toolrun.Groups // the tool runs' process groups, for a second signal
 
-	config    *config.User // the user config, read once by userConfig
+	Terminal  *bool      // overrides whether the user can be asked (tests)
+	ConfirmMu sync.Mutex // one confirmation prompt at a time
+
+	SigHelper *sigproto.Helper // the skillpm-sigstore helper, once started (sigstore)
+
+	cleanups  []func()     // run after the command, last first
+	config    *config.User // the user config, read once by UserConfig
 	configErr error
-
-	sigHelper *sigproto.Helper // the skillpm-sigstore helper, once started (sigstore)
 }
 
-// globalFlags are accepted both before and after the command name, so
+// GlobalFlags are accepted both before and after the command name, so
 // "skillpm --json lint" and "skillpm lint --json" mean the same.
-func globalFlags() []cli.Flag {
+func GlobalFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only errors"},
@@ -69,164 +86,100 @@ func anyBool(c *cli.Context, name string) bool {
 	return false
 }
 
-func (e *env) load(c *cli.Context) {
-	e.json = anyBool(c, "json")
-	e.quiet = anyBool(c, "quiet")
-	e.debug = anyBool(c, "debug")
-	e.verbose = anyBool(c, "verbose")
+// Load reads the global flags of c and the terminal's settings.
+func (e *Env) Load(c *cli.Context) {
+	e.JSON = anyBool(c, "json")
+	e.Quiet = anyBool(c, "quiet")
+	e.Debug = anyBool(c, "debug")
+	e.Verbose = anyBool(c, "verbose")
 	_, noColor := os.LookupEnv("NO_COLOR")
-	e.color = !anyBool(c, "no-color") && !noColor && isTerminal(e.stdout) && os.Getenv("TERM") != "dumb"
-	e.stderrTTY = isTerminal(e.stderr)
-	e.colorErr = !anyBool(c, "no-color") && !noColor && e.stderrTTY && os.Getenv("TERM") != "dumb"
+	e.Color = !anyBool(c, "no-color") && !noColor && IsTerminal(e.Stdout) && os.Getenv("TERM") != "dumb"
+	e.StderrTTY = IsTerminal(e.Stderr)
+	e.ColorErr = !anyBool(c, "no-color") && !noColor && e.StderrTTY && os.Getenv("TERM") != "dumb"
 }
 
-func isTerminal(w io.Writer) bool {
+// IsTerminal reports whether w is a terminal.
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// atExit registers fn to run when the command has finished.
-func (e *env) atExit(fn func()) { e.cleanups = append(e.cleanups, fn) }
+// AtExit registers fn to run when the command has finished.
+func (e *Env) AtExit(fn func()) { e.cleanups = append(e.cleanups, fn) }
 
-// logf prints a progress or log line on stderr unless --quiet, its
-// arguments escaped (termText: they may quote skills and registries).
-func (e *env) logf(format string, args ...any) {
-	if !e.quiet {
-		fmt.Fprintln(e.stderr, termText(fmt.Sprintf(format, args...)))
+// Logf prints a progress or log line on stderr unless --quiet, its
+// arguments escaped (TermText: they may quote skills and registries).
+func (e *Env) Logf(format string, args ...any) {
+	if !e.Quiet {
+		fmt.Fprintln(e.Stderr, TermText(fmt.Sprintf(format, args...)))
 	}
 }
 
-// debugf prints a line on stderr with --debug, escaped as logf's.
-func (e *env) debugf(format string, args ...any) {
-	if e.debug {
-		fmt.Fprintln(e.stderr, termText(fmt.Sprintf("debug: "+format, args...)))
+// Debugf prints a line on stderr with --debug, escaped as Logf's.
+func (e *Env) Debugf(format string, args ...any) {
+	if e.Debug {
+		fmt.Fprintln(e.Stderr, TermText(fmt.Sprintf("debug: "+format, args...)))
 	}
 }
 
-// paint wraps s in an ANSI colour when colour is on.
-func (e *env) paint(code, s string) string {
-	if !e.color {
+// Paint wraps s in an ANSI colour when colour is on.
+func (e *Env) Paint(code, s string) string {
+	if !e.Color {
 		return s
 	}
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-// commands lists every command in help order; each lives in its own file.
-func commands(e *env) []*cli.Command {
+// PaintErr paints s red on stderr when colour is on there.
+func (e *Env) PaintErr(s string) string {
+	if !e.ColorErr {
+		return s
+	}
+	return "\x1b[31m" + s + "\x1b[0m"
+}
+
+// Light lists the commands this package defines, in help order: the ones
+// the front program runs itself.
+func Light(e *Env) []*cli.Command {
 	return []*cli.Command{
-		initCommand(e),
-		lintCommand(e),
-		auditCommand(e),
-		packCommand(e),
-		publishCommand(e),
-		pullCommand(e),
-		inspectCommand(e),
-		versionsCommand(e),
-		signCommand(e),
-		verifyCommand(e),
-		keyCommand(e),
-		addCommand(e),
-		importCommand(e),
-		removeCommand(e),
-		installCommand(e),
-		updateCommand(e),
-		syncCommand(e),
-		exportCommand(e),
-		bundleCommand(e),
-		outdatedCommand(e),
-		whyCommand(e),
-		listCommand(e),
-		statusCommand(e),
-		doctorCommand(e),
-		searchCommand(e),
-		indexCommand(e),
-		loginCommand(e),
-		logoutCommand(e),
-		agentsCommand(e),
-		toolsCommand(e),
-		runCommand(e),
-		execCommand(e),
-		promptCommand(e),
-		selectCommand(e),
-		testCommand(e),
-		mcpCommand(e),
-		versionCommand(e),
-		completionCommand(e),
+		ListCommand(e),
+		SearchCommand(e),
+		ToolsCommand(e),
+		RunCommand(e),
+		PromptCommand(e),
+		VersionCommand(e),
 	}
 }
 
-// categories group the top-level help so the everyday verbs come first.
-// urfave/cli sorts categories by name; these names sort in this order.
-var categories = map[string]string{
-	"add": "Add and install skills", "install": "Add and install skills", "import": "Add and install skills",
-	"remove": "Add and install skills", "update": "Add and install skills",
-	"list": "Add and install skills", "outdated": "Add and install skills",
-	"why": "Add and install skills", "status": "Add and install skills", "doctor": "Add and install skills",
-	"search": "Add and install skills", "index": "Add and install skills",
-
-	"agents": "Agents: run what skills declare", "tools": "Agents: run what skills declare", "run": "Agents: run what skills declare",
-	"exec": "Agents: run what skills declare", "prompt": "Agents: run what skills declare",
-	"mcp": "Agents: run what skills declare",
-
-	"init": "Author and publish skills", "lint": "Author and publish skills",
-	"pack": "Author and publish skills", "publish": "Author and publish skills",
-	"sign": "Author and publish skills", "key": "Author and publish skills",
-
-	"verify": "CI, trust and mirrors", "sync": "CI, trust and mirrors",
-	"bundle": "CI, trust and mirrors",
-
-	"pull": "Registries", "inspect": "Registries", "versions": "Registries",
-	"login": "Registries", "logout": "Registries",
-
-	"version": "Shell completion and version", "completion": "Shell completion and version",
-}
-
-func newApp(e *env) *cli.App {
+// NewApp is the command-line application over cmds: global flags,
+// usage-error handling and Env loading on every command.
+func NewApp(e *Env, cmds []*cli.Command) *cli.App {
 	app := &cli.App{
-		Name:    "skillpm",
-		Usage:   "the package manager for agent skills",
-		Version: version,
-		UsageText: `skillpm [global options] command [command options] [arguments...]
-skillpm --version | -V
-
-Examples:
-  skillpm add pdf-tools               # add a skill to the project: skills.yaml, skills.lock, installed
-  skillpm install                     # install what skills.lock pins (teammates, after a clone)
-  skillpm install --frozen            # CI: exactly the committed lock, or exit 8
-  skillpm list                        # what agents see, in precedence order
-  skillpm run count_words text=hi     # run a tool an installed skill declares
-  skillpm init pdf-tools --tool extract-text --runtime python
-  skillpm lint --strict pdf-tools
-  skillpm publish pdf-tools ghcr.io/acme/skills   # pushed as ghcr.io/acme/skills/pdf-tools`,
-		Description: `skillpm packs skill folders (SKILL.md + scripts + tools) into OCI artifacts,
-publishes them to any OCI registry or a local OCI layout folder, resolves their
-dependencies into a digest-pinned skills.lock, installs them into the folders
-agents read (.claude/skills, .agents/skills, ...) and runs the tools they declare.
-
-Exit codes are listed in the README ("Exit codes").`,
-		Flags:                  globalFlags(),
+		Name:                   "skillpm",
+		Usage:                  "the package manager for agent skills",
+		Version:                Version,
+		Flags:                  GlobalFlags(),
 		EnableBashCompletion:   true,
 		HideVersion:            true,
 		UseShortOptionHandling: true,
-		Reader:                 e.stdin,
-		Writer:                 e.stdout,
-		ErrWriter:              e.stderr,
+		Reader:                 e.Stdin,
+		Writer:                 e.Stdout,
+		ErrWriter:              e.Stderr,
 		Before: func(c *cli.Context) error {
-			e.load(c)
+			e.Load(c)
 			return nil
 		},
-		// Errors are printed and mapped to exit codes by run, not by cli.
+		// Errors are printed and mapped to exit codes by Run, not by cli.
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return usageErrorf(c, "%v", err)
+			return UsageErrorf(c, "%v", err)
 		},
 		CommandNotFound: func(c *cli.Context, name string) {
-			// Reported through the error path below.
+			// Reported through the error path in Run.
 		},
+		Commands: cmds,
 	}
-	app.Commands = commands(e)
 	for _, cmd := range app.Commands {
-		cmd.Category = categories[cmd.Name]
 		decorate(e, cmd)
 	}
 	return app
@@ -234,14 +187,14 @@ Exit codes are listed in the README ("Exit codes").`,
 
 // decorate gives every command the global flags, a usage-error handler and
 // env loading, recursively.
-func decorate(e *env, cmd *cli.Command) {
-	cmd.Flags = append(cmd.Flags, globalFlags()...)
+func decorate(e *Env, cmd *cli.Command) {
+	cmd.Flags = append(cmd.Flags, GlobalFlags()...)
 	cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
-		return usageErrorf(c, "%v", err)
+		return UsageErrorf(c, "%v", err)
 	}
 	before := cmd.Before
 	cmd.Before = func(c *cli.Context) error {
-		e.load(c)
+		e.Load(c)
 		if before != nil {
 			return before(c)
 		}
@@ -252,75 +205,74 @@ func decorate(e *env, cmd *cli.Command) {
 	}
 }
 
-// run is main without os.Exit, for tests.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runEnv(ctx, &env{stdin: stdin, stdout: stdout, stderr: stderr}, args)
-}
-
-// runEnv runs the command line args with e's streams and returns the exit
-// code.
-func runEnv(ctx context.Context, e *env, args []string) int {
-	if len(args) == 2 && (args[1] == "--version" || args[1] == "-V") {
+// Run runs the command line args on app with e's streams and returns the
+// exit code.
+func Run(ctx context.Context, e *Env, app *cli.App, args []string) int {
+	if IsVersionProbe(args) {
 		// The plain 'skillpm --version' that scripts and agents run to
-		// probe the tool: no command tree to build (newApp allocates every
-		// command's flags), the same bytes as the version command.
+		// probe the tool: the same bytes as the version command.
 		if err := printVersion(e); err != nil {
-			return report(e, err)
+			return Report(e, err)
 		}
-		return exitOK
+		return ExitOK
 	}
-	app := newApp(e)
-	if commandName(args) == "" && (hasFlag(args, "version") || hasFlag(args, "V")) {
+	if CommandName(args) == "" && (HasFlag(args, "version") || HasFlag(args, "V")) {
 		// 'skillpm --version' and '-V', as npm, cargo and uv spell it.
 		rest := slices.DeleteFunc(slices.Clone(args[1:]), func(a string) bool {
 			return a == "--version" || a == "-version" || a == "-V" || a == "--V"
 		})
 		args = append(append([]string{args[0]}, rest...), "version")
 	}
-	if name := commandName(args); name != "" && app.Command(name) == nil && name != "help" {
-		e.json = hasFlag(args, "json")
-		err := &usageError{msg: fmt.Sprintf("unknown command %q", name), hint: suggestCommand(app, name)}
-		return report(e, err)
+	if name := CommandName(args); name != "" && app.Command(name) == nil && name != "help" {
+		e.JSON = HasFlag(args, "json")
+		err := &UsageError{Msg: fmt.Sprintf("unknown command %q", name), Hint: suggestCommand(app, name)}
+		return Report(e, err)
 	}
 	err := app.RunContext(ctx, reorderArgs(app, args))
 	for i := len(e.cleanups) - 1; i >= 0; i-- {
 		e.cleanups[i]()
 	}
 	if err != nil {
-		return report(e, err)
+		return Report(e, err)
 	}
-	return exitOK
+	return ExitOK
 }
 
-// report prints err once, in the form the user asked for, and returns its
+// IsVersionProbe reports whether args are exactly 'skillpm --version' (or
+// -V).
+func IsVersionProbe(args []string) bool {
+	return len(args) == 2 && (args[1] == "--version" || args[1] == "-V")
+}
+
+// Report prints err once, in the form the user asked for, and returns its
 // exit code.
-func report(e *env, err error) int {
+func Report(e *Env, err error) int {
+	exitCode, hintFor := e.ExitCode, e.Hint
+	if exitCode == nil {
+		exitCode = LightExitCode
+	}
+	if hintFor == nil {
+		hintFor = LightHint
+	}
 	code := exitCode(err)
-	var silent *silentError
+	var silent *SilentError
 	if errors.As(err, &silent) {
 		return code
 	}
 	var nse *resolve.NoSolutionError
 	if errors.As(err, &nse) {
-		nse.Verbose = e.verbose
+		nse.Verbose = e.Verbose
 	}
 	msg, hint := err.Error(), hintFor(err)
-	if e.json {
-		writeJSON(e.stderr, map[string]any{"error": map[string]any{"message": msg, "hint": hint, "exitCode": code}})
+	if e.JSON {
+		WriteJSON(e.Stderr, map[string]any{"error": map[string]any{"message": msg, "hint": hint, "exitCode": code}})
 		return code
 	}
-	fmt.Fprintf(e.stderr, "%s %s\n", e.paintErr("error:"), termText(msg))
+	fmt.Fprintf(e.Stderr, "%s %s\n", e.PaintErr("error:"), TermText(msg))
 	if hint != "" {
-		fmt.Fprintf(e.stderr, "  %s\n", termText(hint))
+		fmt.Fprintf(e.Stderr, "  %s\n", TermText(hint))
 	}
 	return code
-}
-
-func (e *env) paintErr(s string) string {
-	if !e.colorErr {
-		return s
-	}
-	return "\x1b[31m" + s + "\x1b[0m"
 }
 
 func suggestCommand(app *cli.App, name string) string {
@@ -358,8 +310,8 @@ func levenshtein(a, b string) int {
 	return prev[len(b)]
 }
 
-// commandName returns the first argument that is not a global flag.
-func commandName(args []string) string {
+// CommandName returns the first argument that is not a global flag.
+func CommandName(args []string) string {
 	for _, a := range args[1:] {
 		if a == "--" {
 			return ""
@@ -371,9 +323,9 @@ func commandName(args []string) string {
 	return ""
 }
 
-// hasFlag reports whether --name appears anywhere on the command line, for
+// HasFlag reports whether --name appears anywhere on the command line, for
 // errors raised before flags are parsed.
-func hasFlag(args []string, name string) bool {
+func HasFlag(args []string, name string) bool {
 	for _, a := range args[1:] {
 		if a == "--" {
 			return false

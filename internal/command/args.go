@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"strings"
@@ -36,7 +36,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 		}
 		found = true
 		out = append(out, args[i])
-		flags = append(c.Flags, globalFlags()...)
+		flags = append(c.Flags, GlobalFlags()...)
 		cmds = c.Subcommands
 		i++
 	}

@@ -1,4 +1,4 @@
-package main
+package command
 
 // The flag groups and catalog loading that the commands reading installed
 // skills share (list, tools, select, prompt, run, exec, test, mcp). The
@@ -19,35 +19,35 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// catalogFlags are the flags of every command that reads the installed
+// CatalogFlags are the flags of every command that reads the installed
 // skills.
-func catalogFlags() []cli.Flag {
+func CatalogFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "project", Aliases: []string{"C"}, Usage: "read project skills under `DIR` (default: the current folder)"},
 		&cli.BoolFlag{Name: "no-index", Usage: "parse every SKILL.md instead of reading the metadata index"},
 	}
 }
 
-// filterFlags choose which installed skills a command serves.
-func filterFlags() []cli.Flag {
+// FilterFlags choose which installed skills a command serves.
+func FilterFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "include", Usage: "serve only skills whose name matches `NAME_OR_GLOB` (repeatable)"},
 		&cli.StringSliceFlag{Name: "exclude", Usage: "leave out skills whose name matches `NAME_OR_GLOB` (repeatable)"},
 	}
 }
 
-// hostFlag applies the skills' host_overrides for one host.
-func hostFlag() cli.Flag {
+// HostFlag applies the skills' host_overrides for one host.
+func HostFlag() cli.Flag {
 	return &cli.StringFlag{Name: "host", Usage: "apply the skills' host_overrides for `HOST`: " + strings.Join(skill.ReservedHosts, ", ")}
 }
 
-// maxOutputFlag caps a run's stdout and stderr.
-func maxOutputFlag() cli.Flag {
+// MaxOutputFlag caps a run's stdout and stderr.
+func MaxOutputFlag() cli.Flag {
 	return &cli.IntFlag{Name: "max-output", Usage: "cap a run's stdout and stderr at `BYTES` each (0: 20480), marked [output truncated]"}
 }
 
-// selectionFlags are the inputs of §10 selection besides the text.
-func selectionFlags() []cli.Flag {
+// SelectionFlags are the inputs of §10 selection besides the text.
+func SelectionFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "file", Usage: "a `PATH` the request concerns, matched against when_to_use.file_types (repeatable)"},
 		&cli.StringSliceFlag{Name: "intent", Usage: "an `INTENT` label, matched against when_to_use.intents (repeatable)"},
@@ -55,13 +55,13 @@ func selectionFlags() []cli.Flag {
 	}
 }
 
-// prepareCatalog loads the catalog (loadCatalog), reports every skill it
+// PrepareCatalog loads the catalog (loadCatalog), reports every skill it
 // skips or serves despite lint errors, and applies --include/--exclude and
 // --host when the command has them.
-func prepareCatalog(ctx context.Context, e *env, c *cli.Context) (*agent.Catalog, error) {
+func PrepareCatalog(ctx context.Context, e *Env, c *cli.Context) (*agent.Catalog, error) {
 	host := c.String("host")
 	if err := catalog.CheckHost(host); err != nil {
-		return nil, usageErrorf(c, "%v", err)
+		return nil, UsageErrorf(c, "%v", err)
 	}
 	cat, err := loadCatalog(ctx, e, c)
 	if err != nil {
@@ -70,14 +70,14 @@ func prepareCatalog(ctx context.Context, e *env, c *cli.Context) (*agent.Catalog
 	warn(e, catalog.Health(cat))
 	cat, warns, err := catalog.Narrow(cat, c.StringSlice("include"), c.StringSlice("exclude"), host)
 	if err != nil {
-		return nil, usageErrorf(c, "%v", err)
+		return nil, UsageErrorf(c, "%v", err)
 	}
 	warn(e, warns)
 	return cat, nil
 }
 
-// selectQuery builds the selection query of the selection flags.
-func selectQuery(c *cli.Context, text string) skill.Query {
+// SelectQuery builds the selection query of the selection flags.
+func SelectQuery(c *cli.Context, text string) skill.Query {
 	th := c.Int("threshold")
 	if th == 0 {
 		th = -1 // --threshold 0 selects every skill, as written
@@ -89,34 +89,34 @@ func selectQuery(c *cli.Context, text string) skill.Query {
 // else the nearest folder up with skills.yaml, else the current folder, as
 // for list) and of $HOME, through the index unless --no-index, and warns
 // about skills that cannot be read.
-func loadCatalog(ctx context.Context, e *env, c *cli.Context) (*agent.Catalog, error) {
-	project, err := projectDir(c)
+func loadCatalog(ctx context.Context, e *Env, c *cli.Context) (*agent.Catalog, error) {
+	project, err := ProjectDir(c)
 	if err != nil {
 		return nil, fmt.Errorf("project folder: %w", err)
 	}
 	home, _ := os.UserHomeDir() // no home: no user scope
 	opts := catalog.Options{Project: project, Home: home}
 	if !c.Bool("no-index") {
-		opts.IndexPath, _ = indexPath() // no cache folder: no index
+		opts.IndexPath, _ = IndexPath() // no cache folder: no index
 	}
 	l, err := catalog.Load(ctx, opts)
 	var noProject *catalog.NoProjectError
 	if errors.As(err, &noProject) {
-		return nil, usageErrorf(c, "%v", err)
+		return nil, UsageErrorf(c, "%v", err)
 	}
 	if err != nil {
 		return nil, err
 	}
 	cat, st := l.Catalog, l.Catalog.Index
-	e.debugf("catalog: %d skills, %d tools in %s (index %s: %d hits, %d misses, read error %v, wrote %v, write error %v)",
+	e.Debugf("catalog: %d skills, %d tools in %s (index %s: %d hits, %d misses, read error %v, wrote %v, write error %v)",
 		len(cat.Skills), len(cat.Tools), l.Elapsed.Round(time.Microsecond), l.IndexPath, st.Hits, st.Misses, st.ReadErr, st.Wrote, st.WriteErr)
 	warn(e, l.Warnings)
 	return cat, nil
 }
 
 // warn prints each of msgs as a warning on stderr (unless --quiet).
-func warn(e *env, msgs []string) {
+func warn(e *Env, msgs []string) {
 	for _, m := range msgs {
-		e.logf("warning: %s", m)
+		e.Logf("warning: %s", m)
 	}
 }

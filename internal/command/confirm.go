@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"context"
@@ -25,7 +25,7 @@ const maxAnswer = 256
 // one; `skillpm mcp` without --yes leaves it to the MCP client
 // (elicitation); otherwise the user is asked y/N on the terminal, and
 // with no terminal the run is refused with the way to confirm it.
-func confirmFunc(e *env, c *cli.Context) func(context.Context, toolrun.ConfirmRequest) (string, error) {
+func confirmFunc(e *Env, c *cli.Context) func(context.Context, toolrun.ConfirmRequest) (string, error) {
 	if c.Bool("yes") {
 		return func(context.Context, toolrun.ConfirmRequest) (string, error) { return "--yes", nil }
 	}
@@ -34,15 +34,15 @@ func confirmFunc(e *env, c *cli.Context) func(context.Context, toolrun.ConfirmRe
 	}
 	cmd := "skillpm " + c.Command.Name
 	return func(ctx context.Context, r toolrun.ConfirmRequest) (string, error) {
-		if !e.askable() {
+		if !e.Askable() {
 			return "", fmt.Errorf("no terminal to ask on: confirm with %s --yes", cmd)
 		}
-		e.confirmMu.Lock()
-		defer e.confirmMu.Unlock()
-		fmt.Fprintf(e.stderr, "%s\n%s asks for confirmation (%s). Run it? [y/N] ", termText(r.Prompt), termText(r.Subject()), r.Level)
-		line, err := readAnswer(e.stdin)
+		e.ConfirmMu.Lock()
+		defer e.ConfirmMu.Unlock()
+		fmt.Fprintf(e.Stderr, "%s\n%s asks for confirmation (%s). Run it? [y/N] ", TermText(r.Prompt), TermText(r.Subject()), r.Level)
+		line, err := ReadAnswer(e.Stdin)
 		if err != nil && line == "" {
-			fmt.Fprintln(e.stderr)
+			fmt.Fprintln(e.Stderr)
 			return "", fmt.Errorf("%w: no answer (%v)", toolrun.ErrDeclined, err)
 		}
 		switch strings.ToLower(strings.TrimSpace(line)) {
@@ -53,18 +53,18 @@ func confirmFunc(e *env, c *cli.Context) func(context.Context, toolrun.ConfirmRe
 	}
 }
 
-// askable reports whether the user can be asked: stdin and stderr are
-// terminals (e.terminal overrides, for tests).
-func (e *env) askable() bool {
-	if e.terminal != nil {
-		return *e.terminal
+// Askable reports whether the user can be asked: stdin and stderr are
+// terminals (e.Terminal overrides, for tests).
+func (e *Env) Askable() bool {
+	if e.Terminal != nil {
+		return *e.Terminal
 	}
-	return isTerminal(e.stderr) && isTerminalReader(e.stdin)
+	return IsTerminal(e.Stderr) && isTerminalReader(e.Stdin)
 }
 
-// readAnswer reads one line, at most maxAnswer bytes, byte by byte so
+// ReadAnswer reads one line, at most maxAnswer bytes, byte by byte so
 // that nothing after it is consumed.
-func readAnswer(r io.Reader) (string, error) {
+func ReadAnswer(r io.Reader) (string, error) {
 	var b strings.Builder
 	one := make([]byte, 1)
 	for b.Len() < maxAnswer {

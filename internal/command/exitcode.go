@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"context"
@@ -9,58 +9,51 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/skillpm/skillpm/internal/sigproto"
-
 	"github.com/skillpm/skillpm/agent"
-	"github.com/skillpm/skillpm/audit"
 	"github.com/skillpm/skillpm/config"
-	"github.com/skillpm/skillpm/importer"
 	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/internal/sigproto"
 	"github.com/skillpm/skillpm/lockfile"
-	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
-	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/skill"
-	"github.com/skillpm/skillpm/source"
-	"github.com/skillpm/skillpm/source/git"
-	"github.com/skillpm/skillpm/source/wellknown"
-	skillsync "github.com/skillpm/skillpm/sync"
 	"github.com/skillpm/skillpm/toolrun"
-	"github.com/skillpm/skillpm/verify"
 	"github.com/urfave/cli/v2"
 )
 
 // Exit codes. They are part of skillpm's interface: scripts and CI depend
 // on them, so a code never changes meaning. README.md lists them.
 const (
-	exitOK          = 0   // success
-	exitError       = 1   // unexpected failure (a bug or an environment problem)
-	exitUsage       = 2   // bad command line: unknown command or flag, wrong arguments
-	exitInvalid     = 3   // a skill is invalid: lint found errors, or SKILL.md cannot be read
-	exitNotFound    = 4   // a skill, version, tag, file or reference does not exist
-	exitNetwork     = 5   // a registry could not be reached or failed
-	exitAuth        = 6   // the registry refused the credentials, or a key's passphrase is wrong
-	exitConflict    = 7   // dependency resolution failed (conflict, no matching version)
-	exitStaleLock   = 8   // --frozen: skills.lock is missing or out of date
-	exitPolicy      = 9   // trust policy violation: unsigned or untrusted signer
-	exitIntegrity   = 10  // digest mismatch, tampered or hostile artifact
-	exitModified    = 11  // refusing to overwrite a hand-authored or locally edited skill
-	exitToolFailed  = 12  // a tool or script failed, timed out or was not allowed
-	exitAudit       = 13  // audit findings at or above the threshold (audit --fail-on; publish: critical)
-	exitUninstalled = 14  // verify: a locked skill is not installed in a target folder
-	exitDoctor      = 15  // doctor: an agent does not see exactly the locked skills
-	exitNoHelper    = 16  // the skillpm-sigstore helper program (signing, signature checks) is not installed
-	exitInterrupted = 130 // interrupted (Ctrl-C)
+	ExitOK          = 0   // success
+	ExitError       = 1   // unexpected failure (a bug or an environment problem)
+	ExitUsage       = 2   // bad command line: unknown command or flag, wrong arguments
+	ExitInvalid     = 3   // a skill is invalid: lint found errors, or SKILL.md cannot be read
+	ExitNotFound    = 4   // a skill, version, tag, file or reference does not exist
+	ExitNetwork     = 5   // a registry could not be reached or failed
+	ExitAuth        = 6   // the registry refused the credentials, or a key's passphrase is wrong
+	ExitConflict    = 7   // dependency resolution failed (conflict, no matching version)
+	ExitStaleLock   = 8   // --frozen: skills.lock is missing or out of date
+	ExitPolicy      = 9   // trust policy violation: unsigned or untrusted signer
+	ExitIntegrity   = 10  // digest mismatch, tampered or hostile artifact
+	ExitModified    = 11  // refusing to overwrite a hand-authored or locally edited skill
+	ExitToolFailed  = 12  // a tool or script failed, timed out or was not allowed
+	ExitAudit       = 13  // audit findings at or above the threshold (audit --fail-on; publish: critical)
+	ExitUninstalled = 14  // verify: a locked skill is not installed in a target folder
+	ExitDoctor      = 15  // doctor: an agent does not see exactly the locked skills
+	ExitNoHelper    = 16  // a helper program (skillpm-sigstore, skillpm-full) is not installed
+	ExitInterrupted = 130 // interrupted (Ctrl-C)
 )
 
-// exitCode picks the documented exit code for err. It is the one place
-// where errors become codes.
-func exitCode(err error) int {
+// LightExitCode picks the documented exit code for an error of the
+// commands this package defines and the libraries they use. The full
+// program's exit-code function (cmd/skillpm-full) knows every library and
+// agrees with this one on these errors: a test there holds the two
+// together, case for case.
+func LightExitCode(err error) int {
 	var (
-		ue  *usageError
+		ue  *UsageError
 		ce  cli.ExitCoder
-		se  *silentError
+		se  *SilentError
 		le  *skill.Error
 		te  *toolrun.Error
 		nse *resolve.NoSolutionError
@@ -68,130 +61,62 @@ func exitCode(err error) int {
 		mde *install.ModifiedError
 		owe *install.OwnedError
 		ooe *install.OutsideError
-		use *manager.UnknownSkillError
 	)
 	switch {
 	case err == nil:
-		return exitOK
-	case errors.Is(err, sigproto.ErrHelperMissing):
-		return exitNoHelper
+		return ExitOK
+	case errors.Is(err, sigproto.ErrHelperMissing), errors.Is(err, ErrNoFull):
+		return ExitNoHelper
 	case errors.As(err, &se):
-		return se.code
-	case errors.As(err, &ue), errors.As(err, &use):
-		return exitUsage
+		return se.Code
+	case errors.As(err, &ue):
+		return ExitUsage
 	case errors.Is(err, context.Canceled):
-		return exitInterrupted
-	case errors.Is(err, agent.ErrInputEnded): // mcp stopped calls still running
-		return exitToolFailed
+		return ExitInterrupted
+	case errors.Is(err, agent.ErrInputEnded):
+		return ExitToolFailed
 	case errors.Is(err, agent.ErrNotFound):
-		return exitNotFound
+		return ExitNotFound
 	case errors.Is(err, agent.ErrSmokeInvalid), errors.Is(err, agent.ErrInvalid), errors.Is(err, skill.ErrNoFrontmatterTools):
-		return exitInvalid
-	case errors.Is(err, verify.ErrPolicy):
-		return exitPolicy
-	case errors.Is(err, audit.ErrFindings):
-		return exitAudit
-	case errors.Is(err, audit.ErrAllowList), errors.Is(err, agent.ErrUnknownAgent):
-		return exitUsage
-	case errors.Is(err, manager.ErrStaleLock):
-		return exitStaleLock
-	case errors.Is(err, source.ErrPinMismatch):
-		return exitIntegrity // a moved tag, a commit force-pushed away
-	case errors.Is(err, git.ErrSource), errors.Is(err, manager.ErrNoSource):
-		return exitUsage
-	case errors.Is(err, source.ErrNotSkill):
-		return exitInvalid
-	case errors.Is(err, source.ErrNotFound), errors.Is(err, git.ErrNotFound):
-		return exitNotFound
-	case errors.Is(err, git.ErrAuth):
-		return exitAuth
-	case errors.Is(err, git.ErrFailed):
-		return exitNetwork // git could not read the repository
-	case errors.Is(err, manager.ErrLockMismatch), errors.Is(err, lockfile.ErrInvalid), errors.Is(err, importer.ErrFormat):
-		return exitIntegrity
-	case errors.Is(err, skillsync.ErrRejected), errors.Is(err, registry.ErrNotVetted):
-		return exitPolicy
-	case errors.Is(err, skillsync.ErrConfig), errors.Is(err, config.ErrInvalid), errors.Is(err, registry.ErrNameMismatch),
-		errors.Is(err, project.ErrInvalid):
-		return exitUsage
-	case errors.Is(err, manager.ErrNoRegistry):
-		return exitUsage
+		return ExitInvalid
+	case errors.Is(err, agent.ErrUnknownAgent):
+		return ExitUsage
+	case errors.Is(err, lockfile.ErrInvalid):
+		return ExitIntegrity
+	case errors.Is(err, config.ErrInvalid), errors.Is(err, project.ErrInvalid):
+		return ExitUsage
 	case errors.As(err, &nse):
-		return exitConflict
-	case errors.Is(err, resolve.ErrNotFound), errors.Is(err, manager.ErrNotInstalled), errors.Is(err, project.ErrNotFound):
-		return exitNotFound
+		return ExitConflict
+	case errors.Is(err, resolve.ErrNotFound), errors.Is(err, project.ErrNotFound):
+		return ExitNotFound
 	case errors.Is(err, install.ErrBadRecord), errors.Is(err, install.ErrLinkedSkill), errors.As(err, &ooe):
-		return exitIntegrity // an edited record, a skill folder or target leading elsewhere
+		return ExitIntegrity // an edited record, a skill folder or target leading elsewhere
 	case errors.As(err, &hae), errors.As(err, &mde), errors.As(err, &owe):
-		return exitModified
-	case errors.Is(err, wellknown.ErrIntegrity), errors.Is(err, wellknown.ErrInvalidIndex), errors.Is(err, wellknown.ErrNoDigest):
-		return exitIntegrity // a well-known artifact or index that cannot be trusted
-	case errors.Is(err, wellknown.ErrLinkedTarget):
-		return exitIntegrity // export's .well-known leads elsewhere
-	case errors.Is(err, wellknown.ErrInsecure):
-		return exitPolicy // plain http or a foreign origin, refused
-	case errors.Is(err, git.ErrLocalOutside):
-		return exitPolicy // a project's file:// repository outside it, not allowed by the user
-	case errors.Is(err, wellknown.ErrNotFound), errors.Is(err, wellknown.ErrUnknownSkill), errors.Is(err, skillsync.ErrNoTags):
-		return exitNotFound
-	case errors.Is(err, wellknown.ErrNetwork):
-		return exitNetwork
-	case errors.Is(err, wellknown.ErrExportSource):
-		return exitInvalid
-	case errors.Is(err, registry.ErrUnauthorized), errors.Is(err, verify.ErrBadPassphrase):
-		return exitAuth
-	case errors.Is(err, registry.ErrNotFound):
-		return exitNotFound
-	case errors.Is(err, registry.ErrNetwork):
-		return exitNetwork
-	case errors.Is(err, registry.ErrIntegrity), errors.Is(err, registry.ErrUnsafeArchive), errors.Is(err, registry.ErrNotSkill):
-		return exitIntegrity
-	case errors.Is(err, registry.ErrTagExists), errors.Is(err, registry.ErrExists):
-		return exitModified
+		return ExitModified
 	case errors.As(err, &te):
 		if te.Kind == toolrun.SkillNotFound {
-			return exitNotFound
+			return ExitNotFound
 		}
-		return exitToolFailed
+		return ExitToolFailed
 	case errors.As(err, &le):
 		if errors.Is(err, skill.ErrNotSkill) {
-			return exitNotFound
+			return ExitNotFound
 		}
-		return exitInvalid
+		return ExitInvalid
 	case errors.As(err, &ce):
 		if c := ce.ExitCode(); c > 0 {
 			return c
 		}
 	}
-	return exitError
+	return ExitError
 }
 
-// verifyExitCode is the exit code for verify's worst status.
-func verifyExitCode(s verify.Status) int {
-	switch s {
-	case verify.StatusOK:
-		return exitOK
-	case verify.StatusTampered:
-		return exitIntegrity
-	case verify.StatusPolicy:
-		return exitPolicy
-	case verify.StatusNetwork:
-		return exitNetwork
-	case verify.StatusNotInstalled:
-		return exitUninstalled
-	}
-	return exitError
-}
-
-// hintFor returns the recommendation that goes under an error message.
-func hintFor(err error) string {
-	var ue *usageError
+// LightHint returns the recommendation that goes under an error message,
+// for the errors LightExitCode knows; "" when there is none.
+func LightHint(err error) string {
+	var ue *UsageError
 	if errors.As(err, &ue) {
-		return ue.hint
-	}
-	var use *manager.UnknownSkillError
-	if errors.As(err, &use) {
-		return use.Hint
+		return ue.Hint
 	}
 	var le *skill.Error
 	if errors.As(err, &le) && le.Fix != "" {
@@ -199,16 +124,13 @@ func hintFor(err error) string {
 	}
 	var nf *agent.NotFoundError
 	if errors.As(err, &nf) {
-		return notFoundHint(nf)
+		return NotFoundHint(nf)
 	}
 	var te *toolrun.Error
 	if errors.As(err, &te) {
-		return toolHint(te)
+		return ToolHint(te)
 	}
-	if errors.Is(err, registry.ErrNameMismatch) {
-		return "publish to the registry prefix (ghcr.io/acme/skills, oci:./registry): the skill's name is appended"
-	}
-	if errors.Is(err, manager.ErrLockMismatch) || errors.Is(err, lockfile.ErrInvalid) {
+	if errors.Is(err, lockfile.ErrInvalid) {
 		return "skills.lock is written only by skillpm: find who changed it (git log -p skills.lock) before re-resolving it"
 	}
 	if errors.Is(err, agent.ErrUnknownAgent) {
@@ -217,33 +139,17 @@ func hintFor(err error) string {
 	if errors.Is(err, config.ErrInvalid) {
 		return `fix or remove the user config; README.md ("Configuration") lists its keys`
 	}
-	var ae *verify.AuditError
-	if errors.As(err, &ae) {
-		return "'skillpm audit REPOSITORY:VERSION' lists every finding without installing; pin a version the trust policy accepts, or remove the skill (README.md, \"Trust\": audit)"
-	}
-	if errors.Is(err, audit.ErrFindings) {
-		return "fix them, or suppress each with a reason ('skillpm-audit-ignore RULE reason' beside it, or .skillpm-audit.yaml), or pass --allow-audit-findings"
-	}
-	if errors.Is(err, verify.ErrBadPassphrase) {
-		return "set SKILLPM_KEY_PASSWORD to the passphrase 'skillpm key generate' was given, or unset it to be prompted"
-	}
-	if errors.Is(err, git.ErrFailed) {
-		return "check the repository's URL and the network: 'git ls-remote URL' shows what git sees"
-	}
-	if errors.Is(err, source.ErrNotFound) || errors.Is(err, source.ErrPinMismatch) || errors.Is(err, git.ErrNotFound) {
-		return "" // the source's message names the source and the fix
-	}
 	if errors.Is(err, resolve.ErrNotFound) {
 		return "check the name and the registry it resolves from ('registry:' in skills.yaml, or SKILLPM_REGISTRY); 'skillpm search NAME' finds published skills"
 	}
-	if h := registryHint(err); h != "" {
-		return h
+	if errors.Is(err, ErrNoFull) {
+		return "install skillpm's programs together: go install github.com/skillpm/skillpm/cmd/...@latest (README.md, \"Install\")"
 	}
 	return ""
 }
 
-// notFoundHint lists what exists instead of an unknown skill or tool.
-func notFoundHint(nf *agent.NotFoundError) string {
+// NotFoundHint lists what exists instead of an unknown skill or tool.
+func NotFoundHint(nf *agent.NotFoundError) string {
 	cmd := "skillpm tools"
 	if nf.Kind == "skill" {
 		cmd = "skillpm prompt"
@@ -258,8 +164,8 @@ func notFoundHint(nf *agent.NotFoundError) string {
 	return fmt.Sprintf("available %ss: %s; see '%s'", nf.Kind, strings.Join(list, ", "), cmd)
 }
 
-// toolHint says what to do about a failed tool or script run.
-func toolHint(te *toolrun.Error) string {
+// ToolHint says what to do about a failed tool or script run.
+func ToolHint(te *toolrun.Error) string {
 	switch te.Kind {
 	case toolrun.InvalidInput:
 		return "see the tool's input schema in 'skillpm tools --json'"
@@ -273,20 +179,22 @@ func toolHint(te *toolrun.Error) string {
 	return ""
 }
 
-// usageError is a bad command line.
-type usageError struct {
-	msg  string
-	hint string
+// UsageError is a bad command line.
+type UsageError struct {
+	Msg  string
+	Hint string
 }
 
-func (e *usageError) Error() string { return e.msg }
+func (e *UsageError) Error() string { return e.Msg }
 
-func usageErrorf(c *cli.Context, format string, args ...any) error {
+// UsageErrorf is a usage error about c's command line, whose hint points
+// at the command's help.
+func UsageErrorf(c *cli.Context, format string, args ...any) error {
 	hint := "see 'skillpm --help'"
 	if path := commandPath(c); path != "" {
 		hint = fmt.Sprintf("see 'skillpm %s --help'", path)
 	}
-	return &usageError{msg: fmt.Sprintf(format, args...), hint: hint}
+	return &UsageError{Msg: fmt.Sprintf(format, args...), Hint: hint}
 }
 
 // commandPath is the command c runs, with its parents ("export
@@ -306,13 +214,14 @@ func commandPath(c *cli.Context) string {
 	return strings.Join(slices.Compact(names), " ")
 }
 
-// silentError carries an exit code for a failure the command has already
+// SilentError carries an exit code for a failure the command has already
 // reported in full (lint findings, for example).
-type silentError struct{ code int }
+type SilentError struct{ Code int }
 
-func (e *silentError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+func (e *SilentError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
-func writeJSON(w io.Writer, v any) error {
+// WriteJSON writes v as indented JSON.
+func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)

@@ -1,9 +1,9 @@
-package main
+package command
 
 import "fmt"
 
-// humanBytes is a size for people: B, KiB, MiB or GiB, one decimal.
-func humanBytes(n int64) string {
+// HumanBytes is a size for people: B, KiB, MiB or GiB, one decimal.
+func HumanBytes(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
@@ -15,14 +15,14 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-func plural(n int, word string) string {
+func Plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-func dedupe(s []string) []string {
+func Dedupe(s []string) []string {
 	out := s[:0]
 	for i, v := range s {
 		if i == 0 || v != s[i-1] {
@@ -32,28 +32,28 @@ func dedupe(s []string) []string {
 	return out
 }
 
-func orNone(v string) string {
+func OrNone(v string) string {
 	if v == "" {
 		return "(no version)"
 	}
 	return v
 }
 
-func orDash(s string) string {
+func OrDash(s string) string {
 	if s == "" {
 		return "-"
 	}
 	return s
 }
 
-func orUnknown(s string) string {
+func OrUnknown(s string) string {
 	if s == "" {
 		return "(unnamed skill)"
 	}
 	return s
 }
 
-func nonNil[T any](s []T) []T {
+func NonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
 	}

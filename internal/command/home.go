@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"fmt"
@@ -13,13 +13,13 @@ import (
 // skillpmHome returns $SKILLPM_HOME, or "" when it is not set.
 func skillpmHome() string { return os.Getenv("SKILLPM_HOME") }
 
-// envRegistry returns $SKILLPM_REGISTRY, the registry prefix for skills
+// EnvRegistry returns $SKILLPM_REGISTRY, the registry prefix for skills
 // when skills.yaml names none, or "" when it is not set.
-func envRegistry() string { return os.Getenv("SKILLPM_REGISTRY") }
+func EnvRegistry() string { return os.Getenv("SKILLPM_REGISTRY") }
 
-// cacheDir is the content-addressed blob cache: $SKILLPM_HOME/cache, else
+// CacheDir is the content-addressed blob cache: $SKILLPM_HOME/cache, else
 // the user cache dir's skillpm folder.
-func cacheDir() (string, error) {
+func CacheDir() (string, error) {
 	if h := skillpmHome(); h != "" {
 		return filepath.Join(h, "cache"), nil
 	}
@@ -30,10 +30,10 @@ func cacheDir() (string, error) {
 	return filepath.Join(d, "skillpm"), nil
 }
 
-// indexPath is the metadata index: $SKILLPM_HOME/index.db, else index.db
+// IndexPath is the metadata index: $SKILLPM_HOME/index.db, else index.db
 // in the user cache dir's skillpm folder. The index package takes its
 // path from here; it reads no environment of its own.
-func indexPath() (string, error) {
+func IndexPath() (string, error) {
 	if h := skillpmHome(); h != "" {
 		return filepath.Join(h, index.FileName), nil
 	}
@@ -57,11 +57,11 @@ func userConfigPath() (string, error) {
 	return filepath.Join(d, "skillpm", "config.yaml"), nil
 }
 
-// systemConfigPath is the machine-wide config: $SKILLPM_SYSTEM_CONFIG when
+// SystemConfigPath is the machine-wide config: $SKILLPM_SYSTEM_CONFIG when
 // set (tests, and machines that keep it elsewhere), else
 // /etc/skillpm/config.yaml, or %ProgramData%\skillpm\config.yaml on
 // Windows.
-func systemConfigPath() string {
+func SystemConfigPath() string {
 	if p := os.Getenv("SKILLPM_SYSTEM_CONFIG"); p != "" {
 		return p
 	}
@@ -74,10 +74,10 @@ func systemConfigPath() string {
 	return "/etc/skillpm/config.yaml"
 }
 
-// userConfig returns the user config, read once per process: every
+// UserConfig returns the user config, read once per process: every
 // command that needs a part of it gets it from here. A config that exists
 // but cannot be used is an error, never "no config": that would fail open.
-func (e *env) userConfig() (*config.User, error) {
+func (e *Env) UserConfig() (*config.User, error) {
 	if e.config != nil || e.configErr != nil {
 		return e.config, e.configErr
 	}

@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func promptCommand(e *env) *cli.Command {
+func PromptCommand(e *Env) *cli.Command {
 	return &cli.Command{
 		Name:  "prompt",
 		Usage: "print the system prompt section that lists the installed skills",
@@ -39,28 +39,28 @@ Examples:
 			&cli.StringFlag{Name: "format", Value: "xml", Usage: "`FORMAT` of the section: xml or markdown"},
 			&cli.StringFlag{Name: "for", Usage: "list only the skills selected for the request `TEXT`, best first"},
 			&cli.IntFlag{Name: "max-chars", Usage: "keep the section within `N` characters, best skills first"},
-			hostFlag(),
-		}, selectionFlags()...), append(filterFlags(), catalogFlags()...)...),
+			HostFlag(),
+		}, SelectionFlags()...), append(FilterFlags(), CatalogFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usageErrorf(c, "prompt takes no arguments")
+				return UsageErrorf(c, "prompt takes no arguments")
 			}
 			format := c.String("format")
 			if format != "xml" && format != "markdown" && format != "md" {
-				return usageErrorf(c, "unknown prompt format %q; want xml or markdown", format)
+				return UsageErrorf(c, "unknown prompt format %q; want xml or markdown", format)
 			}
 			if c.Int("max-chars") < 0 {
-				return usageErrorf(c, "--max-chars must be positive")
+				return UsageErrorf(c, "--max-chars must be positive")
 			}
 			if format == "md" {
 				format = "markdown"
 			}
-			cat, err := prepareCatalog(c.Context, e, c)
+			cat, err := PrepareCatalog(c.Context, e, c)
 			if err != nil {
 				return err
 			}
 			text, listed := promptText(e, c, cat, format)
-			if e.json {
+			if e.JSON {
 				type skillJSON struct {
 					Name        string `json:"name"`
 					Description string `json:"description"`
@@ -70,9 +70,9 @@ Examples:
 				for _, s := range listed {
 					skills = append(skills, skillJSON{s.Name, s.Description, s.Location})
 				}
-				return writeJSON(e.stdout, map[string]any{"format": format, "prompt": text, "skills": skills})
+				return WriteJSON(e.Stdout, map[string]any{"format": format, "prompt": text, "skills": skills})
 			}
-			_, err = io.WriteString(e.stdout, termText(text))
+			_, err = io.WriteString(e.Stdout, TermText(text))
 			if err != nil {
 				return fmt.Errorf("write prompt: %w", err)
 			}
@@ -85,10 +85,10 @@ Examples:
 // when it is not given), best first, within --max-chars, and returns it
 // with the skills it lists, in its order. It names what it left out on
 // stderr.
-func promptText(e *env, c *cli.Context, cat *agent.Catalog, format string) (string, []*agent.Skill) {
+func promptText(e *Env, c *cli.Context, cat *agent.Catalog, format string) (string, []*agent.Skill) {
 	q := skill.Query{Threshold: -1} // no --for: every skill, priority then name
 	if c.IsSet("for") {
-		q = selectQuery(c, c.String("for"))
+		q = SelectQuery(c, c.String("for"))
 	}
 	var names []string
 	for _, s := range cat.Rank(q) {
@@ -97,9 +97,9 @@ func promptText(e *env, c *cli.Context, cat *agent.Catalog, format string) (stri
 		}
 	}
 	if c.IsSet("for") {
-		e.debugf("prompt: %d of %d skills selected for %q", len(names), len(cat.Skills), c.String("for"))
+		e.Debugf("prompt: %d of %d skills selected for %q", len(names), len(cat.Skills), c.String("for"))
 		if len(names) == 0 {
-			e.logf("prompt: no skill is selected for %q (threshold %d)", c.String("for"), c.Int("threshold"))
+			e.Logf("prompt: no skill is selected for %q (threshold %d)", c.String("for"), c.Int("threshold"))
 		}
 	}
 	if !c.IsSet("for") && !c.IsSet("max-chars") {
@@ -111,7 +111,7 @@ func promptText(e *env, c *cli.Context, cat *agent.Catalog, format string) (stri
 	}
 	b := agent.PromptWithin(format, cat.Ordered(names), c.Int("max-chars"))
 	if len(b.Left) > 0 {
-		e.logf("prompt: left out %d skills to fit %d characters: %s", len(b.Left), c.Int("max-chars"), strings.Join(b.Left, ", "))
+		e.Logf("prompt: left out %d skills to fit %d characters: %s", len(b.Left), c.Int("max-chars"), strings.Join(b.Left, ", "))
 	}
 	return b.Text, cat.Ordered(b.Kept)
 }

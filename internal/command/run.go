@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func runCommand(e *env) *cli.Command {
+func RunCommand(e *Env) *cli.Command {
 	return &cli.Command{
 		Name:  "run",
 		Usage: "run a tool that an installed skill declares",
@@ -39,20 +39,20 @@ Examples:
   skillpm run build-report --max-output 65536 --exclude 'legacy-*'`,
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "input", Aliases: []string{"i"}, Usage: "tool input `JSON`: an object, @FILE to read it from a file, or - for stdin"},
-		}, append(runFlags(), maxOutputFlag())...), append(filterFlags(), catalogFlags()...)...),
+		}, append(RunFlags(), MaxOutputFlag())...), append(FilterFlags(), CatalogFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 {
-				return usageErrorf(c, "missing TOOL: skillpm run TOOL [KEY=VALUE...]")
+				return UsageErrorf(c, "missing TOOL: skillpm run TOOL [KEY=VALUE...]")
 			}
 			input, err := toolInput(e, c.String("input"), c.Args().Slice()[1:])
 			if err != nil {
-				return usageErrorf(c, "%v", err)
+				return UsageErrorf(c, "%v", err)
 			}
-			cat, err := prepareCatalog(c.Context, e, c)
+			cat, err := PrepareCatalog(c.Context, e, c)
 			if err != nil {
 				return err
 			}
-			run, err := runOptions(e, c)
+			run, err := RunOptions(e, c)
 			if err != nil {
 				return err
 			}
@@ -60,21 +60,21 @@ Examples:
 			if res == nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "%s\n", res.Output)
+			fmt.Fprintf(e.Stdout, "%s\n", res.Output)
 			return err
 		},
 	}
 }
 
 // toolInput builds the input object from --input and KEY=VALUE arguments.
-func toolInput(e *env, input string, kvs []string) (json.RawMessage, error) {
+func toolInput(e *Env, input string, kvs []string) (json.RawMessage, error) {
 	obj := map[string]json.RawMessage{}
 	if input != "" {
 		var data []byte
 		var err error
 		switch {
 		case input == "-":
-			data, err = io.ReadAll(e.stdin)
+			data, err = io.ReadAll(e.Stdin)
 		case strings.HasPrefix(input, "@"):
 			data, err = os.ReadFile(input[1:])
 		default:

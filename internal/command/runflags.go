@@ -1,4 +1,4 @@
-package main
+package command
 
 // The flags and options of the commands that run tools or scripts (run,
 // exec, test, mcp).
@@ -12,8 +12,8 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// runFlags are the flags of the commands that run tools or scripts.
-func runFlags() []cli.Flag {
+// RunFlags are the flags of the commands that run tools or scripts.
+func RunFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "workdir", Usage: "run in `DIR` and pass it as __workDir (default: the current folder)"},
 		&cli.DurationFlag{Name: "timeout", Usage: "limit every run to `DURATION`; a tool's own timeout_seconds applies only when lower (default: the tool's own, at most 10m; 30s for tools without one)"},
@@ -24,22 +24,22 @@ func runFlags() []cli.Flag {
 	}
 }
 
-// runOptions turns the run flags, the user config's tools.env and the
+// RunOptions turns the run flags, the user config's tools.env and the
 // project's skills.yaml into toolrun options. The child's live stderr is
 // copied to ours unless --quiet; withheld secrets are warned about.
-func runOptions(e *env, c *cli.Context) (toolrun.Options, error) {
-	o := toolrun.Options{WorkDir: c.String("workdir"), Timeout: c.Duration("timeout"), Groups: &e.groups}
+func RunOptions(e *Env, c *cli.Context) (toolrun.Options, error) {
+	o := toolrun.Options{WorkDir: c.String("workdir"), Timeout: c.Duration("timeout"), Groups: &e.Groups}
 	o.MaxOutput = c.Int("max-output") // 0 (also when the command has no --max-output): the default
 	if o.Timeout < 0 {
-		return o, usageErrorf(c, "--timeout %s is negative", o.Timeout)
+		return o, UsageErrorf(c, "--timeout %s is negative", o.Timeout)
 	}
 	for _, n := range c.StringSlice("env") {
 		if !toolrun.ValidEnvName(n) {
-			return o, usageErrorf(c, "--env %q is not an environment variable name (give the name only, not NAME=VALUE)", n)
+			return o, UsageErrorf(c, "--env %q is not an environment variable name (give the name only, not NAME=VALUE)", n)
 		}
 		o.AllowEnv = append(o.AllowEnv, n)
 	}
-	cfg, err := e.userConfig()
+	cfg, err := e.UserConfig()
 	if err != nil {
 		return o, err
 	}
@@ -48,7 +48,7 @@ func runOptions(e *env, c *cli.Context) (toolrun.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	if dir, err := projectDir(c); err == nil {
+	if dir, err := ProjectDir(c); err == nil {
 		switch m, err := project.Load(dir); {
 		case err == nil:
 			mode = tightenSandbox(e, mode, m)
@@ -57,7 +57,7 @@ func runOptions(e *env, c *cli.Context) (toolrun.Options, error) {
 			safe, refused := m.Tools.Env.Untrusted()
 			for _, r := range refused {
 				if !cfg.Tools.Env.Allows(r.Skill, r.Name) {
-					e.logf("warning: %s grants %s to skill %q, but a project file may not grant a sensitive variable; allow it with --env %s or under tools.env in the user config", m.Path(), r.Name, r.Skill, r.Name)
+					e.Logf("warning: %s grants %s to skill %q, but a project file may not grant a sensitive variable; allow it with --env %s or under tools.env in the user config", m.Path(), r.Name, r.Skill, r.Name)
 				}
 			}
 			o.Grants = o.Grants.Merge(safe)
@@ -65,11 +65,11 @@ func runOptions(e *env, c *cli.Context) (toolrun.Options, error) {
 			return o, err
 		}
 	}
-	o.Sandbox = &toolrun.Sandbox{Mode: mode, Warn: func(msg string) { e.logf("warning: %s", msg) }}
+	o.Sandbox = &toolrun.Sandbox{Mode: mode, Warn: func(msg string) { e.Logf("warning: %s", msg) }}
 	o.Audit = auditLog(e, c)
 	o.Confirm = confirmFunc(e, c)
-	if !e.quiet {
-		o.Stderr = e.stderr
+	if !e.Quiet {
+		o.Stderr = e.Stderr
 	}
 	var mu sync.Mutex
 	warned := map[string]bool{}
@@ -81,7 +81,7 @@ func runOptions(e *env, c *cli.Context) (toolrun.Options, error) {
 				continue
 			}
 			warned[skill+"\x00"+n] = true
-			e.logf("warning: skill %q declares the secret %s, which is set but not allowed for it, so it was not passed; allow it with --env %s, or with tools.env: {%s: [%s]} in the user config", skill, n, n, skill, n)
+			e.Logf("warning: skill %q declares the secret %s, which is set but not allowed for it, so it was not passed; allow it with --env %s, or with tools.env: {%s: [%s]} in the user config", skill, n, n, skill, n)
 		}
 	}
 	return o, nil

@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"os"
@@ -21,7 +21,7 @@ func sandboxMode(c *cli.Context, configured string) (sandbox.Mode, error) {
 	if c.IsSet("sandbox") {
 		m, err := sandbox.ParseMode(c.String("sandbox"))
 		if err != nil {
-			return "", usageErrorf(c, "--sandbox: %v", err)
+			return "", UsageErrorf(c, "--sandbox: %v", err)
 		}
 		return m, nil
 	}
@@ -30,22 +30,22 @@ func sandboxMode(c *cli.Context, configured string) (sandbox.Mode, error) {
 
 // tightenSandbox applies skills.yaml's tools.sandbox, which may only make
 // mode stricter; a looser one is ignored with a warning.
-func tightenSandbox(e *env, mode sandbox.Mode, m *project.Manifest) sandbox.Mode {
+func tightenSandbox(e *Env, mode sandbox.Mode, m *project.Manifest) sandbox.Mode {
 	pm, err := sandbox.ParseMode(m.Tools.Sandbox)
 	if err != nil || m.Tools.Sandbox == "" {
 		return mode
 	}
 	t := sandbox.Tighter(mode, pm)
 	if t != pm {
-		e.logf("warning: %s sets tools.sandbox: %s, but a project file may only tighten the sandbox; using %s", m.Path(), pm, mode)
+		e.Logf("warning: %s sets tools.sandbox: %s, but a project file may only tighten the sandbox; using %s", m.Path(), pm, mode)
 	}
 	return t
 }
 
 // configuredSandbox is the sandbox mode runs would get without --sandbox:
 // the user config's, tightened by skills.yaml.
-func configuredSandbox(e *env, c *cli.Context) (sandbox.Mode, error) {
-	cfg, err := e.userConfig()
+func configuredSandbox(e *Env, c *cli.Context) (sandbox.Mode, error) {
+	cfg, err := e.UserConfig()
 	if err != nil {
 		return "", err
 	}
@@ -53,7 +53,7 @@ func configuredSandbox(e *env, c *cli.Context) (sandbox.Mode, error) {
 	if err != nil {
 		return "", err
 	}
-	if dir, err := projectDir(c); err == nil {
+	if dir, err := ProjectDir(c); err == nil {
 		if m, err := project.Load(dir); err == nil {
 			mode = tightenSandbox(e, mode, m)
 		}
@@ -64,7 +64,7 @@ func configuredSandbox(e *env, c *cli.Context) (sandbox.Mode, error) {
 // auditLog opens the audit log (--audit-log, else the default file) for
 // appending. It stays open until the process exits. If it cannot be
 // opened, runs go on unlogged after a warning.
-func auditLog(e *env, c *cli.Context) *toolrun.AuditLog {
+func auditLog(e *Env, c *cli.Context) *toolrun.AuditLog {
 	path := c.String("audit-log")
 	if path == "" {
 		switch {
@@ -75,19 +75,19 @@ func auditLog(e *env, c *cli.Context) *toolrun.AuditLog {
 		default:
 			home, err := os.UserHomeDir()
 			if err != nil {
-				e.logf("warning: no audit log: %v", err)
+				e.Logf("warning: no audit log: %v", err)
 				return nil
 			}
 			path = filepath.Join(home, ".local", "state", "skillpm", "audit.jsonl")
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		e.logf("warning: no audit log: %v", err)
+		e.Logf("warning: no audit log: %v", err)
 		return nil
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		e.logf("warning: no audit log: %v", err)
+		e.Logf("warning: no audit log: %v", err)
 		return nil
 	}
 	caller := "cli"

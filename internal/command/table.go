@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"bufio"
@@ -14,8 +14,8 @@ type table struct {
 	buf *bufio.Writer
 }
 
-// newTable returns a table writing to w, with tabwriter's layout settings.
-func newTable(w io.Writer, minwidth, tabwidth, padding int) *table {
+// NewTable returns a table writing to w, with tabwriter's layout settings.
+func NewTable(w io.Writer, minwidth, tabwidth, padding int) *table {
 	buf := bufio.NewWriterSize(w, 64<<10)
 	return &table{Writer: tabwriter.NewWriter(buf, minwidth, tabwidth, padding, ' ', 0), buf: buf}
 }

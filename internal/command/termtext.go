@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"fmt"
@@ -18,13 +18,13 @@ import (
 // rewrite the screen or fake a line of skillpm's output. --json output
 // is escaped by encoding/json instead.
 
-// termLine escapes s for a single-line field or a table cell: newlines
+// TermLine escapes s for a single-line field or a table cell: newlines
 // and tabs are escaped too, so one field cannot start a line of its own.
-func termLine(s string) string { return termEscape(s, true) }
+func TermLine(s string) string { return termEscape(s, true) }
 
-// termText escapes s for multi-line text (messages, prompts): newlines
+// TermText escapes s for multi-line text (messages, prompts): newlines
 // and tabs are kept.
-func termText(s string) string { return termEscape(s, false) }
+func TermText(s string) string { return termEscape(s, false) }
 
 func termEscape(s string, oneLine bool) string {
 	if !needsEscape(s, oneLine) {

@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func toolsCommand(e *env) *cli.Command {
+func ToolsCommand(e *Env) *cli.Command {
 	return &cli.Command{
 		Name:  "tools",
 		Usage: "list the tools that installed skills declare",
@@ -35,15 +35,15 @@ Examples:
 			&cli.StringFlag{Name: "format", Usage: "print tool definitions for `HOST`: mcp, openai (Chat Completions), openai-responses (Responses API) or anthropic"},
 			&cli.StringFlag{Name: "write-tools-json", Usage: "regenerate `DIR`/tools.json from DIR/SKILL.md's frontmatter tools (deterministic bytes)"},
 			&cli.BoolFlag{Name: "builtins", Usage: "with --format, also define the load_skill and use_skill tools"},
-			hostFlag(),
-		}, append(filterFlags(), catalogFlags()...)...),
+			HostFlag(),
+		}, append(FilterFlags(), CatalogFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usageErrorf(c, "tools takes no arguments")
+				return UsageErrorf(c, "tools takes no arguments")
 			}
 			if dir := c.String("write-tools-json"); dir != "" {
 				if c.IsSet("format") {
-					return usageErrorf(c, "--write-tools-json and --format do not go together")
+					return UsageErrorf(c, "--write-tools-json and --format do not go together")
 				}
 				return writeToolsJSON(e, dir)
 			}
@@ -51,26 +51,26 @@ Examples:
 			if f := c.String("format"); f != "" {
 				h, err := agent.ParseHost(f)
 				if err != nil {
-					return usageErrorf(c, "%v", err)
+					return UsageErrorf(c, "%v", err)
 				}
 				host = h
 			}
-			cat, err := prepareCatalog(c.Context, e, c)
+			cat, err := PrepareCatalog(c.Context, e, c)
 			if err != nil {
 				return err
 			}
 			for _, cf := range cat.Conflicts {
-				e.logf("warning: %s", cf)
+				e.Logf("warning: %s", cf)
 			}
 			if host != "" {
-				return writeJSON(e.stdout, cat.ToolDefinitions(host, c.Bool("builtins")))
+				return WriteJSON(e.Stdout, cat.ToolDefinitions(host, c.Bool("builtins")))
 			}
-			if e.json {
+			if e.JSON {
 				mode, err := configuredSandbox(e, c)
 				if err != nil {
 					return err
 				}
-				return streamToolsJSON(e.stdout, cat, mode)
+				return streamToolsJSON(e.Stdout, cat, mode)
 			}
 			printTools(e, cat)
 			return nil
@@ -112,12 +112,12 @@ func runtimeLabel(t skill.Tool) string {
 	return "exec"
 }
 
-func printTools(e *env, cat *agent.Catalog) {
+func printTools(e *Env, cat *agent.Catalog) {
 	if len(cat.Tools) == 0 {
-		e.logf("no tools: the %d installed skills declare none", len(cat.Skills))
+		e.Logf("no tools: the %d installed skills declare none", len(cat.Skills))
 		return
 	}
-	tw := newTable(e.stdout, 0, 0, 2)
+	tw := NewTable(e.Stdout, 0, 0, 2)
 	fmt.Fprintln(tw, "TOOL\tSKILL\tRUNTIME\tSOURCE\tDESCRIPTION")
 	for _, t := range cat.Tools {
 		file := skill.FileName
@@ -125,7 +125,7 @@ func printTools(e *env, cat *agent.Catalog) {
 			file = skill.ToolsFileName
 		}
 		src := t.Skill.Root + "/" + filepath.Base(t.Skill.Dir) + "/" + file
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termLine(t.Name), termLine(t.Skill.Name), termLine(runtimeLabel(t.Tool)), termLine(src), termLine(shorten(t.Description, 60)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", TermLine(t.Name), TermLine(t.Skill.Name), TermLine(runtimeLabel(t.Tool)), TermLine(src), TermLine(shorten(t.Description, 60)))
 	}
 	tw.Flush()
 }

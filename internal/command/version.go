@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func versionCommand(e *env) *cli.Command {
+func VersionCommand(e *Env) *cli.Command {
 	return &cli.Command{
 		Name:      "version",
 		Usage:     "print skillpm's version",
@@ -20,16 +20,16 @@ func versionCommand(e *env) *cli.Command {
 }
 
 // printVersion prints skillpm's version, as text or (--json) JSON.
-func printVersion(e *env) error {
-	v := version
+func printVersion(e *Env) error {
+	v := Version
 	if v == "dev" {
 		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			v = bi.Main.Version
 		}
 	}
-	if e.json {
-		return writeJSON(e.stdout, map[string]string{"version": v, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH})
+	if e.JSON {
+		return WriteJSON(e.Stdout, map[string]string{"version": v, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH})
 	}
-	fmt.Fprintf(e.stdout, "skillpm %s (%s, %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(e.Stdout, "skillpm %s (%s, %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return nil
 }

@@ -82,7 +82,7 @@ var proofs = map[string][]string{
 	"PR-use-skill":         {"agent.TestUseSkill", "toolrun.TestExec", "e2e:exec.txtar"},
 	"PR-system-prompt":     {"agent.TestPrompts", "e2e:prompt.txtar"},
 	"PR-include-exclude":   {"agent.TestCatalogFilter", "e2e:prompt.txtar", "e2e:select.txtar", "e2e:tools.txtar", "e2e:exec.txtar", "e2e:mcp-select.txtar"},
-	"PR-max-output":        {"toolrun.TestExecOutputCap", "cmd/skillpm.TestRunOutputCap", "e2e:exec.txtar"},
+	"PR-max-output":        {"toolrun.TestExecOutputCap", "cmd/skillpm-full.TestRunOutputCap", "e2e:exec.txtar"},
 	"PR-timeout":           {"toolrun.TestRunToolEnvelope", "toolrun.TestProcessGroupKilled"},
 	"PR-containment":       {"toolrun.TestScriptContainment"},
 	"PR-no-shell":          {"toolrun.TestExec"},

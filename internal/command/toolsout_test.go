@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"bytes"
@@ -66,7 +66,7 @@ func TestStreamToolsJSONBytes(t *testing.T) {
 	for name, cat := range cases {
 		for _, mode := range []sandbox.Mode{sandbox.Off, sandbox.Default} {
 			var want, got bytes.Buffer
-			if err := writeJSON(&want, toolsJSONDoc(cat, mode)); err != nil {
+			if err := WriteJSON(&want, toolsJSONDoc(cat, mode)); err != nil {
 				t.Fatal(err)
 			}
 			if err := streamToolsJSON(&got, cat, mode); err != nil {

@@ -1,6 +1,8 @@
-package main
+package command
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestTermEscape(t *testing.T) {
 	for _, tc := range []struct{ in, line, text string }{
@@ -14,11 +16,11 @@ func TestTermEscape(t *testing.T) {
 		{"bad \xff\x9b utf8", `bad \xff\x9b utf8`, `bad \xff\x9b utf8`},
 		{"", "", ""},
 	} {
-		if got := termLine(tc.in); got != tc.line {
-			t.Errorf("termLine(%q) = %q; want %q", tc.in, got, tc.line)
+		if got := TermLine(tc.in); got != tc.line {
+			t.Errorf("TermLine(%q) = %q; want %q", tc.in, got, tc.line)
 		}
-		if got := termText(tc.in); got != tc.text {
-			t.Errorf("termText(%q) = %q; want %q", tc.in, got, tc.text)
+		if got := TermText(tc.in); got != tc.text {
+			t.Errorf("TermText(%q) = %q; want %q", tc.in, got, tc.text)
 		}
 	}
 }
@@ -26,6 +28,6 @@ func TestTermEscape(t *testing.T) {
 func BenchmarkTermLinePlain(b *testing.B) {
 	s := "Extract text and tables from PDF files. Use it when the user gives a PDF."
 	for b.Loop() {
-		_ = termLine(s)
+		_ = TermLine(s)
 	}
 }

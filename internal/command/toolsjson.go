@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"github.com/skillpm/skillpm/internal/atomicfile"
@@ -23,7 +23,7 @@ type toolsJSONResult struct {
 // writeToolsJSON regenerates DIR/tools.json from DIR/SKILL.md's
 // frontmatter tools. The file is replaced atomically (a temporary file in
 // DIR, then a rename) and left alone when it already has those bytes.
-func writeToolsJSON(e *env, dir string) error {
+func writeToolsJSON(e *Env, dir string) error {
 	s, err := skill.Load(dir)
 	if err != nil {
 		return err
@@ -45,13 +45,13 @@ func writeToolsJSON(e *env, dir string) error {
 	default:
 		return fmt.Errorf("read %s: %w", path, err)
 	}
-	if e.json {
-		return writeJSON(e.stdout, res)
+	if e.JSON {
+		return WriteJSON(e.Stdout, res)
 	}
 	if res.Changed {
-		fmt.Fprintf(e.stdout, "wrote %s (%d tools from SKILL.md)\n", termLine(path), res.Tools)
+		fmt.Fprintf(e.Stdout, "wrote %s (%d tools from SKILL.md)\n", TermLine(path), res.Tools)
 	} else {
-		fmt.Fprintf(e.stdout, "%s is up to date (%d tools)\n", termLine(path), res.Tools)
+		fmt.Fprintf(e.Stdout, "%s is up to date (%d tools)\n", TermLine(path), res.Tools)
 	}
 	return nil
 }

@@ -1,0 +1,73 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+)
+
+// FullName is the program the front (cmd/skillpm) hands every command
+// line it does not run itself to: cmd/skillpm-full, the whole CLI.
+const FullName = "skillpm-full"
+
+// ErrNoFull is wrapped by HandOff's error when skillpm-full cannot be
+// found (exit code 16, as for the sigstore helper).
+var ErrNoFull = errors.New(FullName + " is not installed")
+
+// lightNames are the commands the front runs itself, by every name they
+// answer to.
+var lightNames = []string{"list", "ls", "search", "tools", "run", "prompt", "version"}
+
+// Handles reports whether the front runs the command line args itself: the
+// version probe, and the commands of Light with anything but shell
+// completion (which lists every command). Everything else, the top-level
+// help and unknown commands among it, is the full program's.
+func Handles(args []string) bool {
+	if IsVersionProbe(args) {
+		return true
+	}
+	if args[len(args)-1] == "--generate-bash-completion" {
+		return false
+	}
+	name := CommandName(args)
+	return name != "" && slices.Contains(lightNames, name)
+}
+
+// FindFull returns the path of skillpm-full: the one beside the running
+// executable (symlinks resolved), else the first on PATH. It wraps
+// ErrNoFull when there is none.
+func FindFull() (string, error) {
+	name := FullName
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	var beside string
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		beside = filepath.Join(filepath.Dir(exe), name)
+		if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() {
+			return beside, nil
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%w: every command but list, search, tools, run, prompt and version runs in it, and it is neither at %s nor on PATH", ErrNoFull, beside)
+}
+
+// HandOff runs the command line args in skillpm-full, in place of this
+// process where the system can (exec on Unix: same process, streams,
+// signals and exit code). It returns only when that fails.
+func HandOff(args []string) error {
+	full, err := FindFull()
+	if err != nil {
+		return err
+	}
+	return handOff(full, args)
+}
