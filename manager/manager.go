@@ -461,14 +461,11 @@ func (m *Manager) SyncLock(ctx context.Context, lock *lockfile.File, opts SyncOp
 	if whole != "" && !wholeOK && all {
 		memo.put(whole)
 	}
-	return install.Sync(ctx, lock, install.Options{
-		Targets: m.TargetDirs(), Source: absSource{m}, Force: opts.Force, DryRun: opts.DryRun, Log: m.Log,
-		Owner:      m.owner(),
-		Bounds:     m.Bounds(),
-		AfterSwap:  m.AfterSwap,
-		Vet:        m.vet(), // the trust policy's audit: rules (vet.go)
-		RecordMemo: m.RecordMemoDir,
-	})
+	o := m.TargetOptions()
+	o.Source, o.Force, o.DryRun, o.Log = absSource{m}, opts.Force, opts.DryRun, m.Log
+	o.AfterSwap = m.AfterSwap
+	o.Vet = m.vet() // the trust policy's audit: rules (vet.go)
+	return install.Sync(ctx, lock, o)
 }
 
 func (m *Manager) checkTrust(ctx context.Context, lock *lockfile.File) error {
@@ -549,4 +546,11 @@ func SolutionFromLock(p *project.Manifest, lock *lockfile.File) *resolve.Solutio
 		sol.Skills = append(sol.Skills, k)
 	}
 	return sol
+}
+
+// TargetOptions are the options SyncLock plans and installs the targets
+// with, without a source: install.UpToDate takes them to tell whether an
+// install would change anything.
+func (m *Manager) TargetOptions() install.Options {
+	return install.Options{Targets: m.TargetDirs(), Owner: m.owner(), Bounds: m.Bounds(), RecordMemo: m.RecordMemoDir}
 }

@@ -5,6 +5,7 @@ import (
 
 	"slices"
 
+	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
@@ -13,62 +14,71 @@ import (
 )
 
 func installCommand(e *command.Env) *cli.Command {
-	return &cli.Command{
-		Name:    "install",
-		Aliases: []string{"i"},
-		Usage:   "install the project's locked skills into its target folders",
-		UsageText: `skillpm install [options]
-
-Installs exactly the skills of skills.lock into every target of skills.yaml.
-Without a lock, or when skills.yaml changed, it re-resolves what changed
-(keeping other locked versions) and writes the lock first.
-
-Examples:
-  skillpm install
-  skillpm install --frozen      # CI: fail (exit 8) if the lock is missing or stale
-  skillpm install --dry-run --json
-  skillpm install --from skills-bundle.tar   # air-gapped: see 'skillpm bundle'
-  skillpm install --agent cursor             # this run also fills the folders Cursor reads`,
-		Flags: append(command.ProjectFlags(),
-			&cli.BoolFlag{Name: "frozen", Usage: "install from skills.lock as is; fail if it is missing or stale, and write nothing"},
-			&cli.BoolFlag{Name: "force", Usage: "replace or remove managed skills that have local edits"},
-			&cli.BoolFlag{Name: "dry-run", Usage: "print what would change, change nothing"},
-			&cli.StringFlag{Name: "from", Usage: "install skills.lock from `BUNDLE` ('skillpm bundle' output) with no network; implies --frozen"},
-			agentFlag("also install into the folders agent `NAME` reads, for this run only (repeatable; skills.yaml is not changed: use 'add --agent' or agents:)"),
-		),
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return command.UsageErrorf(c, "install takes no arguments; to add a skill use 'skillpm add %s'", c.Args().First())
-			}
-			from := c.String("from")
-			agents, err := agentIDs(c)
-			if err != nil {
-				return err
-			}
-			oo, err := readOpenOptions(c)
-			if err != nil {
-				return err
-			}
-			oo.trust, oo.bundle, oo.lazy = true, from, true
-			m, err := openManager(e, oo)
-			if err != nil {
-				return err
-			}
-			if err := runAgents(m, agents, c.Bool("global")); err != nil {
-				return err
-			}
-			res, err := m.Install(c.Context, manager.InstallOptions{
-				Frozen:      c.Bool("frozen"),
-				RequireLock: from != "", // a bundle cannot resolve
-				Force:       c.Bool("force"),
-				DryRun:      c.Bool("dry-run"),
-			})
-			if err != nil {
-				return err
-			}
-			return printChanges(e, res)
-		},
+	cmd := command.InstallSpec()
+	cmd.Action = func(c *cli.Context) error {
+		if c.NArg() > 0 {
+			return command.UsageErrorf(c, "install takes no arguments; to add a skill use 'skillpm add %s'", c.Args().First())
+		}
+		from := c.String("from")
+		agents, err := agentIDs(c)
+		if err != nil {
+			return err
+		}
+		oo, err := readOpenOptions(c)
+		if err != nil {
+			return err
+		}
+		oo.trust, oo.bundle, oo.lazy = true, from, true
+		// A run that changes nothing leaves a stamp for the front to
+		// answer the next identical one with (internal/command/warm.go).
+		warm := command.StartWarm(e, e.Args, oo.project.Dir)
+		m, err := openManager(e, oo)
+		if err != nil {
+			warm.Finish(false, command.WarmOptions{})
+			return err
+		}
+		if err := runAgents(m, agents, c.Bool("global")); err != nil {
+			warm.Finish(false, command.WarmOptions{})
+			return err
+		}
+		res, err := m.Install(c.Context, manager.InstallOptions{
+			Frozen:      c.Bool("frozen"),
+			RequireLock: from != "", // a bundle cannot resolve
+			Force:       c.Bool("force"),
+			DryRun:      c.Bool("dry-run"),
+		})
+		if err != nil {
+			warm.Finish(false, command.WarmOptions{})
+			return err
+		}
+		err = printChanges(e, res)
+		t := m.TargetOptions()
+		warm.Finish(err == nil && warmNoop(m, res), command.WarmOptions{Targets: t.Targets, Owner: t.Owner, Bounds: t.Bounds,
+			RecordMemo: t.RecordMemo, LockMemo: m.LockMemoDir})
+		return err
 	}
+	return cmd
+}
+
+// warmNoop reports whether an install changed and wrote nothing, and read
+// nothing a warm stamp does not cover: no local folder source (its files
+// may change under an unchanged lock), no trust policy (its signature
+// checks are the full program's).
+func warmNoop(m *manager.Manager, res *manager.Result) bool {
+	if res.LockWritten || res.ProjectWritten || m.Trust != nil {
+		return false
+	}
+	for _, ch := range res.Changes {
+		if ch.Action != install.ActionUnchanged {
+			return false
+		}
+	}
+	for _, w := range m.Project.Skills {
+		if w.Kind() == project.KindLocal {
+			return false
+		}
+	}
+	return true
 }
 
 func addCommand(e *command.Env) *cli.Command {

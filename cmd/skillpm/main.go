@@ -4,8 +4,9 @@
 //
 // This program is the front users and agents run. It starts about as fast
 // as a bare Go program because it links only the light libraries: it runs
-// --version, list, search, tools, prompt and run itself, and hands every
-// other command line, by exec, to skillpm-full (cmd/skillpm-full),
+// --version, list, search, tools, prompt and run itself, and an install
+// that has nothing to do (internal/command/warm.go); it hands every other
+// command line, by exec, to skillpm-full (cmd/skillpm-full),
 // installed beside it, which links the registry clients, sigstore and the
 // MCP server.
 package main
@@ -35,7 +36,8 @@ func main() {
 		os.Exit(command.Report(e, err))
 	}
 	ctx, stop := command.SignalContext(e)
-	code := command.Run(ctx, e, command.NewApp(e, command.Light(e)), os.Args)
+	cmds := append(command.Light(e), command.WarmInstallCommand(e))
+	code := command.Run(ctx, e, command.NewApp(e, cmds), os.Args)
 	stop()
 	os.Exit(code)
 }

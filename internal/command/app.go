@@ -44,6 +44,7 @@ type Env struct {
 	Debug          bool
 	Verbose        bool // whole explanations (a conflict's full derivation)
 	StderrTTY      bool
+	Args           []string // the command line, as Run got it
 
 	// ExitCode and Hint turn an error into its exit code and the
 	// recommendation printed under it (nil: LightExitCode and LightHint).
@@ -208,6 +209,7 @@ func decorate(e *Env, cmd *cli.Command) {
 // Run runs the command line args on app with e's streams and returns the
 // exit code.
 func Run(ctx context.Context, e *Env, app *cli.App, args []string) int {
+	e.Args = args
 	if IsVersionProbe(args) {
 		// The plain 'skillpm --version' that scripts and agents run to
 		// probe the tool: the same bytes as the version command.

@@ -20,12 +20,13 @@ var ErrNoFull = errors.New(FullName + " is not installed")
 
 // lightNames are the commands the front runs itself, by every name they
 // answer to.
-var lightNames = []string{"list", "ls", "search", "tools", "run", "prompt", "version"}
+var lightNames = []string{"list", "ls", "search", "tools", "run", "prompt", "version", "install", "i"}
 
 // Handles reports whether the front runs the command line args itself: the
-// version probe, and the commands of Light with anything but shell
-// completion (which lists every command). Everything else, the top-level
-// help and unknown commands among it, is the full program's.
+// version probe, the commands of Light, and install (which hands off
+// again unless it is a warm no-op), with anything but shell completion
+// (which lists every command). Everything else, the top-level help and
+// unknown commands among it, is the full program's.
 func Handles(args []string) bool {
 	if IsVersionProbe(args) {
 		return true

@@ -26,7 +26,8 @@ func TestHandles(t *testing.T) {
 		{"skillpm --help", false},
 		{"skillpm help list", false},
 		{"skillpm --version --json", false}, // not the bare probe: the full program's version command
-		{"skillpm install", false},
+		{"skillpm install", true},
+		{"skillpm i --frozen", true},
 		{"skillpm add pdf", false},
 		{"skillpm index refresh", false},
 		{"skillpm mcp", false},
