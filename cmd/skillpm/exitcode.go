@@ -12,6 +12,7 @@ import (
 	"github.com/skillpm/skillpm/internal/sigproto"
 
 	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/agent/mcpserver"
 	"github.com/skillpm/skillpm/audit"
 	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/importer"
@@ -81,7 +82,7 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.Is(err, agent.ErrInputEnded): // mcp stopped calls still running
+	case errors.Is(err, mcpserver.ErrInputEnded): // mcp stopped calls still running
 		return exitToolFailed
 	case errors.Is(err, agent.ErrNotFound):
 		return exitNotFound
