@@ -9,7 +9,7 @@ import (
 
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/skill"
-	"github.com/skillpm/skillpm/source/git"
+	"github.com/skillpm/skillpm/source/giturl"
 )
 
 // ToolHiveLockFile is ToolHive's project lock ("thv skill install
@@ -123,7 +123,7 @@ func fromToolHiveGit(p *Proposal, ref, digest string) {
 	default:
 		repo = "https://" + rest
 	}
-	if _, err := git.Parse(repo); err != nil {
+	if _, err := giturl.Parse(repo); err != nil {
 		p.note("git source %q is not a repository skillpm reads: %v", clip(ref), err)
 		return
 	}
@@ -139,7 +139,7 @@ func fromToolHiveGit(p *Proposal, ref, digest string) {
 			p.note("pinned to the commit ToolHive installed (%s asked for %s)", digest[:12], gitRef)
 		}
 	} else if gitRef != "" {
-		if _, err := git.Parse(repo + "#" + gitRef); err != nil {
+		if _, err := giturl.Parse(repo + "#" + gitRef); err != nil {
 			p.Kind, p.Entry = KindNone, Entry{}
 			p.note("ref %q is not a valid git ref", clip(gitRef))
 		}

@@ -18,7 +18,9 @@ import (
 	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/source/git"
+	"github.com/skillpm/skillpm/source/giturl"
 	"github.com/skillpm/skillpm/source/wellknown"
+	"github.com/skillpm/skillpm/source/wellknown/discovery"
 )
 
 // Upstream is where skills come from when they are not in a registry: a
@@ -264,7 +266,7 @@ func rejected(err error) bool {
 //
 //	git+https://host/repo.git, https://host/repo.git, file:///srv/repo,
 //	ssh://…, git://…, git@host:repo, github.com/owner/repo[/folder]
-//	    a git repository (source/git.Parse; "git+" forces it);
+//	    a git repository (source/giturl.Parse; "git+" forces it);
 //	https://example.com[/path], wellknown+https://…
 //	    a well-known origin (any other https:// URL).
 //
@@ -298,7 +300,7 @@ func ParseUpstream(from string, gitc *git.Client, wk *wellknown.Client) (Upstrea
 }
 
 // gitShortHosts are the hosts whose repositories are named without a
-// scheme (as source/git.Parse reads them); no registry lives there.
+// scheme (as source/giturl.Parse reads them); no registry lives there.
 var gitShortHosts = map[string]bool{"github.com": true, "gitlab.com": true, "bitbucket.org": true, "codeberg.org": true}
 
 // scpWithUser is git's user@host:path. Without the user it would read
@@ -316,7 +318,7 @@ func isGitURL(u *url.URL) bool {
 }
 
 func gitUpstream(s string, c *git.Client) (Upstream, error) {
-	src, err := git.Parse(s)
+	src, err := giturl.Parse(s)
 	if err != nil {
 		return nil, fmt.Errorf("%w: from: %w", ErrConfig, err)
 	}
@@ -324,7 +326,7 @@ func gitUpstream(s string, c *git.Client) (Upstream, error) {
 }
 
 func wellKnownUpstream(s string, c *wellknown.Client) (Upstream, error) {
-	u, err := wellknown.ParseOrigin(s)
+	u, err := discovery.ParseOrigin(s)
 	if err != nil {
 		return nil, fmt.Errorf("%w: from: %w", ErrConfig, err)
 	}

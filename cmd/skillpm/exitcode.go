@@ -25,6 +25,7 @@ import (
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/source/git"
+	"github.com/skillpm/skillpm/source/giturl"
 	"github.com/skillpm/skillpm/source/wellknown"
 	skillsync "github.com/skillpm/skillpm/sync"
 	"github.com/skillpm/skillpm/toolrun"
@@ -98,7 +99,7 @@ func exitCode(err error) int {
 		return exitStaleLock
 	case errors.Is(err, source.ErrPinMismatch):
 		return exitIntegrity // a moved tag, a commit force-pushed away
-	case errors.Is(err, git.ErrSource), errors.Is(err, manager.ErrNoSource):
+	case errors.Is(err, giturl.ErrSource), errors.Is(err, manager.ErrNoSource):
 		return exitUsage
 	case errors.Is(err, source.ErrNotSkill):
 		return exitInvalid
