@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/source/giturl"
 )
@@ -92,9 +93,9 @@ func fromToolHive(e toolHiveEntry, from string) *Proposal {
 		return p
 	}
 	version := ""
-	if v, ok := registry.VersionFromTag(registry.EscapeTag(e.Version)); ok && e.Version != "" {
+	if v, ok := ociref.VersionFromTag(ociref.EscapeTag(e.Version)); ok && e.Version != "" {
 		version = v.Original()
-	} else if v, ok := registry.VersionFromTag(r.Tag); ok {
+	} else if v, ok := ociref.VersionFromTag(r.Tag); ok {
 		version = v.Original()
 	}
 	if version == "" {

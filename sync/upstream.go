@@ -16,6 +16,7 @@ import (
 
 	"github.com/skillpm/skillpm/internal/lazyre"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/source/git"
 	"github.com/skillpm/skillpm/source/giturl"
@@ -223,7 +224,7 @@ func (r *runner) syncUpstreamVersion(ctx context.Context, stage string, m *dstRe
 		it.Reason = fmt.Sprintf("%s (%s cannot carry a sigstore signature: drop policy.signature for this upstream, or mirror a registry that signs)", ErrUnsigned, r.opts.Upstream)
 		return it
 	}
-	tag := registry.EscapeTag(v.Version.String())
+	tag := ociref.EscapeTag(v.Version.String())
 	p, err := registry.Pack(ctx, skillDir, registry.PackOptions{
 		Version: v.Version.String(), Source: v.Source, Revision: v.Revision, TempDir: dir,
 	})
@@ -232,7 +233,7 @@ func (r *runner) syncUpstreamVersion(ctx context.Context, stage string, m *dstRe
 		return it
 	}
 	defer p.Close()
-	layout, err := registry.ParseReference(registry.LayoutPrefix + filepath.Join(dir, "layout"))
+	layout, err := registry.ParseReference(ociref.LayoutPrefix + filepath.Join(dir, "layout"))
 	if err != nil {
 		return it.failed(err)
 	}
@@ -273,7 +274,7 @@ func rejected(err error) bool {
 // gitc and wk are the clients the upstream will use.
 func ParseUpstream(from string, gitc *git.Client, wk *wellknown.Client) (Upstream, error) {
 	switch {
-	case strings.HasPrefix(from, registry.LayoutPrefix):
+	case strings.HasPrefix(from, ociref.LayoutPrefix):
 		return nil, nil
 	case strings.HasPrefix(from, "wellknown+"):
 		return wellKnownUpstream(strings.TrimPrefix(from, "wellknown+"), wk)

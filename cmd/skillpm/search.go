@@ -13,6 +13,7 @@ import (
 	"github.com/skillpm/skillpm/indexer"
 	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 	"github.com/urfave/cli/v2"
 )
 
@@ -166,9 +167,9 @@ func readIndexRefreshOptions(e *env, c *cli.Context) (indexRefreshOptions, error
 	}
 	for i, p := range prefixes {
 		// The index is shared by every folder: layouts are kept absolute.
-		if dir, ok := strings.CutPrefix(p, registry.LayoutPrefix); ok {
+		if dir, ok := strings.CutPrefix(p, ociref.LayoutPrefix); ok {
 			if abs, err := filepath.Abs(dir); err == nil {
-				prefixes[i] = registry.LayoutPrefix + abs
+				prefixes[i] = ociref.LayoutPrefix + abs
 			}
 		}
 	}
