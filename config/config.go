@@ -21,7 +21,7 @@ import (
 
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/internal/lazyre"
-	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 	"github.com/skillpm/skillpm/sandbox"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/toolrun"
@@ -49,7 +49,7 @@ type User struct {
 	// Timeouts bound every network exchange (README: Configuration).
 	Timeouts Timeouts `yaml:"timeouts"`
 	// Mirrors redirect reads of upstream prefixes (README: Mirrors).
-	Mirrors []registry.Mirror `yaml:"mirrors"`
+	Mirrors []ociref.Mirror `yaml:"mirrors"`
 	// Search configures 'index refresh' and 'search'.
 	Search Search `yaml:"search"`
 	// Policy is the trust policy file, made absolute against the config's

@@ -11,6 +11,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/skillpm/skillpm/source/git"
+	"github.com/skillpm/skillpm/source/giturl"
 )
 
 // GitUpstream is a git repository as an Upstream: the skills are the
@@ -23,12 +24,12 @@ import (
 // skill takes its SKILL.md's version.
 type GitUpstream struct {
 	Client *git.Client
-	Source git.Source
+	Source giturl.Source
 }
 
 // String is the repository (credentials redacted) and folder.
 func (u *GitUpstream) String() string {
-	s := git.Redact(u.Source.URL)
+	s := giturl.Redact(u.Source.URL)
 	if u.Source.Subdir != "" {
 		s += "//" + u.Source.Subdir
 	}
@@ -116,7 +117,7 @@ func (u *GitUpstream) Versions(ctx context.Context) ([]UpstreamVersion, error) {
 				continue
 			}
 			seen[key] = true
-			src := fmt.Sprintf("%s//%s@%s", git.Redact(u.Source.URL), d, t.ref.Commit)
+			src := fmt.Sprintf("%s//%s@%s", giturl.Redact(u.Source.URL), d, t.ref.Commit)
 			out = append(out, UpstreamVersion{
 				Name: name, Version: t.v, Tag: t.ref.Short(),
 				Source: src, Revision: t.ref.Commit,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 )
 
 // ociRefArg reports whether an 'add' argument is an OCI reference
@@ -19,7 +20,7 @@ import (
 // (has a dot or a port, or is localhost). Git hosts and URLs with a
 // scheme are left to the git source.
 func ociRefArg(arg string) bool {
-	if strings.HasPrefix(arg, registry.LayoutPrefix) {
+	if strings.HasPrefix(arg, ociref.LayoutPrefix) {
 		return true
 	}
 	host, rest, ok := strings.Cut(arg, "/")

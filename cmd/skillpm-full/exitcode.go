@@ -8,6 +8,7 @@ import (
 	"github.com/skillpm/skillpm/internal/sigproto"
 
 	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/agent/mcpserver"
 	"github.com/skillpm/skillpm/audit"
 	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/importer"
@@ -20,6 +21,7 @@ import (
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/source/git"
+	"github.com/skillpm/skillpm/source/giturl"
 	"github.com/skillpm/skillpm/source/wellknown"
 	skillsync "github.com/skillpm/skillpm/sync"
 	"github.com/skillpm/skillpm/toolrun"
@@ -54,7 +56,7 @@ func exitCode(err error) int {
 		return command.ExitUsage
 	case errors.Is(err, context.Canceled):
 		return command.ExitInterrupted
-	case errors.Is(err, agent.ErrInputEnded): // mcp stopped calls still running
+	case errors.Is(err, mcpserver.ErrInputEnded): // mcp stopped calls still running
 		return command.ExitToolFailed
 	case errors.Is(err, agent.ErrNotFound):
 		return command.ExitNotFound
@@ -70,7 +72,7 @@ func exitCode(err error) int {
 		return command.ExitStaleLock
 	case errors.Is(err, source.ErrPinMismatch):
 		return command.ExitIntegrity // a moved tag, a commit force-pushed away
-	case errors.Is(err, git.ErrSource), errors.Is(err, manager.ErrNoSource):
+	case errors.Is(err, giturl.ErrSource), errors.Is(err, manager.ErrNoSource):
 		return command.ExitUsage
 	case errors.Is(err, source.ErrNotSkill):
 		return command.ExitInvalid

@@ -99,7 +99,6 @@ func TestLightExitCodesAgree(t *testing.T) {
 		&command.SilentError{Code: command.ExitAudit},
 		&command.UsageError{Msg: "bad", Hint: "see 'skillpm list --help'"},
 		context.Canceled,
-		agent.ErrInputEnded,
 		agent.ErrNotFound,
 		&agent.NotFoundError{Kind: "tool", Available: []string{"a", "b"}},
 		agent.ErrSmokeInvalid,

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/internal/command"
+	"github.com/skillpm/skillpm/registry/ociref"
 
 	"github.com/skillpm/skillpm/indexer"
 	"github.com/skillpm/skillpm/project"
@@ -95,9 +96,9 @@ func readIndexRefreshOptions(e *command.Env, c *cli.Context) (indexRefreshOption
 	}
 	for i, p := range prefixes {
 		// The index is shared by every folder: layouts are kept absolute.
-		if dir, ok := strings.CutPrefix(p, registry.LayoutPrefix); ok {
+		if dir, ok := strings.CutPrefix(p, ociref.LayoutPrefix); ok {
 			if abs, err := filepath.Abs(dir); err == nil {
-				prefixes[i] = registry.LayoutPrefix + abs
+				prefixes[i] = ociref.LayoutPrefix + abs
 			}
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/skillpm/skillpm/internal/command"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/agent/mcpserver"
 	"github.com/urfave/cli/v2"
 )
 
@@ -51,7 +51,7 @@ Examples:
   npx @modelcontextprotocol/inspector --cli skillpm mcp --method tools/list
   npx @modelcontextprotocol/inspector --cli skillpm mcp --method resources/read --uri skill://index.json`,
 		Flags: append(append(command.RunFlags(), command.MaxOutputFlag(), command.HostFlag(), watchFlag(),
-			&cli.DurationFlag{Name: "drain", Value: agent.DefaultDrain, Usage: "when stdin ends, let calls already read run this long before stopping them"}),
+			&cli.DurationFlag{Name: "drain", Value: mcpserver.DefaultDrain, Usage: "when stdin ends, let calls already read run this long before stopping them"}),
 			append(command.FilterFlags(), command.CatalogFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -69,10 +69,10 @@ Examples:
 				return err
 			}
 			warn := func(m string) { e.Logf("warning: %s", m) }
-			res := agent.NewResources(agent.ResourceOptions{Warn: warn})
-			opts := agent.ServerOptions{Version: command.Version, Run: run, Warn: warn, Resources: res,
+			res := mcpserver.NewResources(mcpserver.ResourceOptions{Warn: warn})
+			opts := mcpserver.ServerOptions{Version: command.Version, Run: run, Warn: warn, Resources: res,
 				ConfirmHow: "start the server with skillpm mcp --yes to confirm gated tools up front"}
-			srv := agent.NewServer(cat, opts)
+			srv := mcpserver.New(cat, opts)
 			if every := c.Duration("watch-interval"); every > 0 {
 				ctx, stop := context.WithCancel(c.Context)
 				defer stop()
@@ -83,7 +83,7 @@ Examples:
 			if c.Duration("drain") <= 0 {
 				return command.UsageErrorf(c, "--drain %s must be positive", c.Duration("drain"))
 			}
-			return agent.Serve(c.Context, srv, t, agent.ServeOptions{Drain: c.Duration("drain")})
+			return mcpserver.Serve(c.Context, srv, t, mcpserver.ServeOptions{Drain: c.Duration("drain")})
 		},
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 )
 
 type packOptions struct {
@@ -63,7 +64,7 @@ func runPack(c *cli.Context, e *command.Env, opts packOptions) error {
 		return err
 	}
 	popts := registry.PackOptions{Version: opts.version, Created: created, Limits: lim}
-	if opts.output != "" && !strings.HasPrefix(opts.output, registry.LayoutPrefix) {
+	if opts.output != "" && !strings.HasPrefix(opts.output, ociref.LayoutPrefix) {
 		if rel, ok := inside(opts.dir, opts.output); ok {
 			popts.Ignore = append(popts.Ignore, rel)
 		}
@@ -75,7 +76,7 @@ func runPack(c *cli.Context, e *command.Env, opts packOptions) error {
 	defer p.Close()
 	out := opts.output
 	switch {
-	case strings.HasPrefix(out, registry.LayoutPrefix):
+	case strings.HasPrefix(out, ociref.LayoutPrefix):
 		ref, err := parseRef(c, out)
 		if err != nil {
 			return err
@@ -116,7 +117,7 @@ func packTag(p *registry.Package) string {
 	if p.Version == "" {
 		return "latest"
 	}
-	return registry.EscapeTag(p.Version)
+	return ociref.EscapeTag(p.Version)
 }
 
 // copyLayer writes the spooled layer to path, atomically.

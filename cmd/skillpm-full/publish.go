@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillpm/skillpm/audit"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/verify"
 )
@@ -107,10 +108,10 @@ Examples:
 			}
 			opts.dir = dirs[0]
 			if repo.Tag != "" {
-				if opts.version != "" && registry.EscapeTag(opts.version) != repo.Tag {
+				if opts.version != "" && ociref.EscapeTag(opts.version) != repo.Tag {
 					return command.UsageErrorf(c, "tag %q and --version %q disagree", repo.Tag, opts.version)
 				}
-				v, ok := registry.VersionFromTag(repo.Tag)
+				v, ok := ociref.VersionFromTag(repo.Tag)
 				if !ok {
 					return command.UsageErrorf(c, "tag %q is not a semver version; publish tags skills with their version", repo.Tag)
 				}

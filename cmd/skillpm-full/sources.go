@@ -17,8 +17,10 @@ import (
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/source/git"
+	"github.com/skillpm/skillpm/source/giturl"
 	"github.com/skillpm/skillpm/source/local"
 	"github.com/skillpm/skillpm/source/wellknown"
+	"github.com/skillpm/skillpm/source/wellknown/discovery"
 	"github.com/urfave/cli/v2"
 )
 
@@ -140,7 +142,7 @@ func sourceWants(ctx context.Context, c *cli.Context, e *command.Env, m *manager
 		}
 		ws, gerr := gitWants(ctx, c, e, m, rest)
 		if gerr != nil {
-			return nil, fmt.Errorf("%w (and %s serves no well-known index: %v)", gerr, git.Redact(rest), err)
+			return nil, fmt.Errorf("%w (and %s serves no well-known index: %v)", gerr, giturl.Redact(rest), err)
 		}
 		return ws, nil
 	}
@@ -154,7 +156,7 @@ var errNoIndex = errors.New("no well-known index")
 // wellKnownWants lists the skills of a well-known origin's index and
 // picks with --skill or --all.
 func wellKnownWants(ctx context.Context, c *cli.Context, e *command.Env, m *manager.Manager, arg string) ([]manager.Want, error) {
-	u, err := wellknown.ParseOrigin(arg)
+	u, err := discovery.ParseOrigin(arg)
 	if err != nil {
 		return nil, command.UsageErrorf(c, "%v", err)
 	}
@@ -200,7 +202,7 @@ func pickSkills(c *cli.Context, e *command.Env, arg, where string, names, listin
 	}
 	for _, n := range picked {
 		if !slices.Contains(names, n) {
-			return nil, fmt.Errorf("add %s: %s has no skill %q: %w; it holds: %s", git.Redact(arg), where, n, source.ErrNotFound, strings.Join(listing, ", "))
+			return nil, fmt.Errorf("add %s: %s has no skill %q: %w; it holds: %s", giturl.Redact(arg), where, n, source.ErrNotFound, strings.Join(listing, ", "))
 		}
 	}
 	return picked, nil
@@ -209,21 +211,21 @@ func pickSkills(c *cli.Context, e *command.Env, arg, where string, names, listin
 // gitWants lists the skills of a git repository (or its folder) and
 // picks with --skill or --all.
 func gitWants(ctx context.Context, c *cli.Context, e *command.Env, m *manager.Manager, arg string) ([]manager.Want, error) {
-	src, err := git.Parse(arg)
+	src, err := giturl.Parse(arg)
 	if err != nil {
 		return nil, command.UsageErrorf(c, "%v", err)
 	}
 	se := source.Entry{Kind: project.KindGit, Location: src.URL, Path: src.Subdir, Ref: src.Ref, Repository: "git+" + src.URL}
 	dirs, err := m.ListSkills(ctx, se)
 	if err != nil {
-		return nil, fmt.Errorf("add %s: %w", git.Redact(arg), err)
+		return nil, fmt.Errorf("add %s: %w", giturl.Redact(arg), err)
 	}
-	where := git.Redact(src.URL)
+	where := giturl.Redact(src.URL)
 	if src.Subdir != "" {
 		where += "//" + src.Subdir
 	}
 	if len(dirs) == 0 {
-		return nil, fmt.Errorf("add %s: %s holds no skill (no folder with a SKILL.md): %w; name a repository or folder that holds skills", git.Redact(arg), where, source.ErrNotFound)
+		return nil, fmt.Errorf("add %s: %s holds no skill (no folder with a SKILL.md): %w; name a repository or folder that holds skills", giturl.Redact(arg), where, source.ErrNotFound)
 	}
 	dirOf := map[string]string{}
 	var names, listing []string
@@ -246,7 +248,7 @@ func gitWants(ctx context.Context, c *cli.Context, e *command.Env, m *manager.Ma
 	for _, n := range picked {
 		d := dirOf[n]
 		if !skill.ValidName(n) {
-			return nil, fmt.Errorf("add %s: the folder %s is not a valid skill name: %w", git.Redact(arg), d, source.ErrNotSkill)
+			return nil, fmt.Errorf("add %s: the folder %s is not a valid skill name: %w", giturl.Redact(arg), d, source.ErrNotSkill)
 		}
 		w := project.Want{Git: gitLocation(arg, src), Ref: src.Ref}
 		if d != "." {
@@ -259,7 +261,7 @@ func gitWants(ctx context.Context, c *cli.Context, e *command.Env, m *manager.Ma
 
 // gitLocation is the repository as skills.yaml should carry it: the
 // short form as typed (github.com/owner/repo), else the parsed URL.
-func gitLocation(arg string, src git.Source) string {
+func gitLocation(arg string, src giturl.Source) string {
 	host, rest, _ := strings.Cut(arg, "/")
 	if isForge(host) && !strings.Contains(arg, "://") {
 		parts := strings.SplitN(strings.SplitN(rest, "@", 2)[0], "/", 3)

@@ -73,8 +73,6 @@ func LightExitCode(err error) int {
 		return ExitUsage
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case errors.Is(err, agent.ErrInputEnded):
-		return ExitToolFailed
 	case errors.Is(err, agent.ErrNotFound):
 		return ExitNotFound
 	case errors.Is(err, agent.ErrSmokeInvalid), errors.Is(err, agent.ErrInvalid), errors.Is(err, skill.ErrNoFrontmatterTools):

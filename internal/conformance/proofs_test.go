@@ -48,7 +48,7 @@ var proofs = map[string][]string{
 	"UN-5-bash-json":             {"toolrun.TestRunTool", "toolrun.TestJSONOutput"},
 	"UN-6-source-priority":       {"skill.TestToolSourcePriority", "skill.TestLintToolsJSONUniversal"},
 	"UN-6-tools-json-format":     {"skill.TestLintToolsJSONUniversal"},
-	"UN-6-mcp-mapping":           {"agent.TestToolDefinitions", "agent.TestMCPSession", "e2e:mcp.txtar"},
+	"UN-6-mcp-mapping":           {"agent.TestToolDefinitions", "agent/mcpserver.TestMCPSession", "e2e:mcp.txtar"},
 	"UN-7-json-schema":           {"skill.TestLintUniversalToolRules", "skill.TestCompileSchema"},
 	"UN-7-additional-properties": {"skill.TestLintUniversalToolRules"},
 	"UN-7-strict":                {"agent.TestStrictCompatible", "agent.TestToolDefinitions"},

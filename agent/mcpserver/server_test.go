@@ -1,4 +1,4 @@
-package agent
+package mcpserver
 
 import (
 	"context"
@@ -8,15 +8,16 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/toolrun"
 )
 
-// session connects a go-sdk client to NewServer(c) over in-memory pipes.
-func session(t testing.TB, c *Catalog, opts ServerOptions) *mcp.ClientSession {
+// session connects a go-sdk client to New(c) over in-memory pipes.
+func session(t testing.TB, c *agent.Catalog, opts ServerOptions) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := NewServer(c, opts).Connect(ctx, st, nil)
+	ss, err := New(c, opts).Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,8 +98,8 @@ func TestMCPSession(t *testing.T) {
 }
 
 func TestMCPLeavesOutUnservableTools(t *testing.T) {
-	c := New([]*Skill{{Name: "odd", Dir: t.TempDir()}})
-	c.Tools = []Tool{
+	c := agent.New([]*agent.Skill{{Name: "odd", Dir: t.TempDir()}})
+	c.Tools = []agent.Tool{
 		{Skill: c.Skills[0]},
 		{Skill: c.Skills[0]},
 	}

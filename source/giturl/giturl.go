@@ -1,16 +1,11 @@
-// Package git reads skills from git repositories with the git program:
-// it lists a remote's tags and branches, fetches one commit shallowly
-// (and, where the server allows, without blobs outside the skill's
-// folder) into a cache of bare repositories, and writes one folder of
-// that commit into a staging folder through the same hostile-archive
-// checks as an OCI layer.
-//
-// The git program, rather than a Go implementation, is used on purpose:
-// it brings the user's own setup (credential helpers, GIT_ASKPASS, the
-// SSH agent and ~/.ssh/config, proxies, url.insteadOf), partial clone and
-// protocol v2, and it is on every machine that has repositories to read.
-// A machine without git gets one clear error naming what to install.
-package git
+// Package giturl reads the git sources people write in skills.yaml and on
+// the command line (github.com/owner/repo/sub@v1, git@host:repo.git,
+// https://host/repo.git//sub#ref, file:///srv/repo.git) into a repository
+// URL, a folder and a ref, and redacts credentials in repository URLs for
+// messages. It runs no git and links no registry client, so packages that
+// only check skills.yaml (package project) stay light; package source/git
+// fetches what a Source names.
+package giturl
 
 import (
 	"errors"

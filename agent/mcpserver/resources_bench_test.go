@@ -1,4 +1,4 @@
-package agent
+package mcpserver
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/skillpm/skillpm/agent"
 )
 
 // BenchmarkResourcesSyncUnchanged is the cost of one --watch-interval
@@ -23,7 +24,7 @@ func BenchmarkResourcesSyncUnchanged(b *testing.B) {
 		}
 	}
 	writeFiles(b, project, files)
-	c, err := Build(context.Background(), Options{Project: project})
+	c, err := agent.Build(context.Background(), agent.Options{Project: project})
 	if err != nil {
 		b.Fatal(err)
 	}

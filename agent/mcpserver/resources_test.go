@@ -1,4 +1,4 @@
-package agent
+package mcpserver
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/skillpm/skillpm/agent"
 )
 
 // pngBytes is the start of a PNG file: binary, not UTF-8.
@@ -47,11 +48,11 @@ func resFixture(t *testing.T) (project string) {
 	return project
 }
 
-func resSession(t *testing.T, c *Catalog, res *Resources, changed chan<- struct{}) (*mcp.Server, *mcp.ClientSession) {
+func resSession(t *testing.T, c *agent.Catalog, res *Resources, changed chan<- struct{}) (*mcp.Server, *mcp.ClientSession) {
 	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	srv := NewServer(c, ServerOptions{Version: "test", Resources: res})
+	srv := New(c, ServerOptions{Version: "test", Resources: res})
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +98,7 @@ func read(t *testing.T, cs *mcp.ClientSession, uri string) *mcp.ResourceContents
 
 func TestSkillResources(t *testing.T) {
 	project := resFixture(t)
-	c, err := Build(context.Background(), Options{Project: project})
+	c, err := agent.Build(context.Background(), agent.Options{Project: project})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,8 +174,8 @@ func TestSkillResources(t *testing.T) {
 func TestSkillResourcesListChanged(t *testing.T) {
 	project := t.TempDir()
 	writeFiles(t, project, map[string]string{".agents/skills/one/SKILL.md": skillMD("one", "first", "")})
-	build := func(ctx context.Context) ([]*Skill, error) {
-		c, err := Build(ctx, Options{Project: project})
+	build := func(ctx context.Context) ([]*agent.Skill, error) {
+		c, err := agent.Build(ctx, agent.Options{Project: project})
 		if err != nil {
 			return nil, err
 		}
@@ -183,7 +184,7 @@ func TestSkillResourcesListChanged(t *testing.T) {
 	skills, _ := build(context.Background())
 	res := NewResources(ResourceOptions{})
 	changed := make(chan struct{}, 1)
-	srv, cs := resSession(t, &Catalog{Skills: skills}, res, changed)
+	srv, cs := resSession(t, &agent.Catalog{Skills: skills}, res, changed)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 

@@ -1,6 +1,6 @@
 //go:build linux
 
-package agent
+package mcpserver
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/sandbox"
 	"github.com/skillpm/skillpm/toolrun"
 )
@@ -27,7 +28,7 @@ func BenchmarkMCPToolsCall(b *testing.B) {
 		".claude/skills/declared/SKILL.md": skillMD("declared", "declared skill", "spec_version: \"2.1\"\nversion: 1.0.0\npermissions:\n  filesystem: {write: [\"output/**\"]}\n  network: {outbound: []}\n"+toolFM("declared_echo", "run.sh")),
 		".claude/skills/declared/run.sh":   "#!/bin/bash\ncat >/dev/null\necho '{\"ok\":true}'\n",
 	})
-	c, err := Build(context.Background(), Options{Project: project})
+	c, err := agent.Build(context.Background(), agent.Options{Project: project})
 	if err != nil {
 		b.Fatal(err)
 	}

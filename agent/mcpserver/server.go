@@ -1,4 +1,14 @@
-package agent
+// Package mcpserver serves a skill catalog (package agent) over the Model
+// Context Protocol, for 'skillpm mcp': every declared tool, the load_skill,
+// use_skill and select_skills tools, the skills prompt as the server's
+// instructions, every file of every skill as a skill:// resource (the MCP
+// Skills Extension) kept up to date while the server runs, confirmation of
+// gated tools by elicitation, and a Serve loop that answers what was read
+// before exiting and stops tools still running on a signal.
+//
+// It is the only package that links the go-sdk; package agent stays free of
+// it so that commands other than 'skillpm mcp' do not pay for it at start.
+package mcpserver
 
 import (
 	"context"
@@ -6,10 +16,11 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/toolrun"
 )
 
-// ServerOptions configures NewServer. The zero value is ready to use.
+// ServerOptions configures New. The zero value is ready to use.
 type ServerOptions struct {
 	// Version is the server version reported to clients.
 	Version string
@@ -28,7 +39,7 @@ type ServerOptions struct {
 	Resources *Resources
 }
 
-// NewServer returns an MCP server exposing the catalog: every effective
+// New returns an MCP server exposing the catalog: every effective
 // declared tool (input_schema mapped to inputSchema), plus load_skill and
 // use_skill. The skills-as-tools system prompt section is sent as the
 // server's instructions. Tool failures are tool results with isError set
@@ -41,7 +52,7 @@ type ServerOptions struct {
 //
 // A declared tool named load_skill or use_skill, or whose input schema is
 // not an object schema, is left out and reported through opts.Warn.
-func NewServer(c *Catalog, opts ServerOptions) *mcp.Server {
+func New(c *agent.Catalog, opts ServerOptions) *mcp.Server {
 	warn := opts.Warn
 	if warn == nil {
 		warn = func(string) {}
@@ -55,15 +66,15 @@ func NewServer(c *Catalog, opts ServerOptions) *mcp.Server {
 	res.Sync(s, c.Skills)
 
 	for _, b := range c.Builtins() {
-		s.AddTool(&mcp.Tool{Name: b.Name, Description: b.Description, InputSchema: b.InputSchema}, c.builtinHandler(b.Name, opts))
+		s.AddTool(&mcp.Tool{Name: b.Name, Description: b.Description, InputSchema: b.InputSchema}, builtinHandler(c, b.Name, opts))
 	}
-	c.addSelectTool(s)
+	addSelectTool(c, s)
 	for _, t := range c.Tools {
 		if builtinName(t.Name) {
 			warn(fmt.Sprintf("tool %q of skill %q is not served: the name is the built-in %s tool", t.Name, t.Skill.Name, t.Name))
 			continue
 		}
-		in := InputSchema(t.InputSchema)
+		in := agent.InputSchema(t.InputSchema)
 		var probe struct {
 			Type any `json:"type"`
 		}
@@ -71,11 +82,11 @@ func NewServer(c *Catalog, opts ServerOptions) *mcp.Server {
 			warn(fmt.Sprintf("tool %q of skill %q is not served: MCP needs an input schema of type object", t.Name, t.Skill.Name))
 			continue
 		}
-		mt := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: in, Annotations: t.Annotations()}
+		mt := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: in, Annotations: Annotations(t)}
 		if len(t.OutputSchema) > 0 {
 			mt.OutputSchema = t.OutputSchema
 		}
-		s.AddTool(mt, c.toolHandler(t.Name, opts))
+		s.AddTool(mt, toolHandler(c, t.Name, opts))
 	}
 	return s
 }
@@ -94,7 +105,7 @@ func textResult(text string, isErr bool) *mcp.CallToolResult {
 
 // toolHandler calls a declared tool. A JSON object result is also given as
 // structured content.
-func (c *Catalog) toolHandler(name string, opts ServerOptions) mcp.ToolHandler {
+func toolHandler(c *agent.Catalog, name string, opts ServerOptions) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		run := opts.Run
 		if t, err := c.Tool(name); err == nil {
@@ -117,7 +128,7 @@ func (c *Catalog) toolHandler(name string, opts ServerOptions) mcp.ToolHandler {
 }
 
 // builtinHandler serves load_skill and use_skill.
-func (c *Catalog) builtinHandler(name string, opts ServerOptions) mcp.ToolHandler {
+func builtinHandler(c *agent.Catalog, name string, opts ServerOptions) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		run := opts.Run
 		var in struct {
@@ -128,7 +139,7 @@ func (c *Catalog) builtinHandler(name string, opts ServerOptions) mcp.ToolHandle
 		if err := json.Unmarshal(arguments(req), &in); err != nil {
 			return textResult(fmt.Sprintf("invalid arguments for %s: %v", name, err), true), nil
 		}
-		if name == LoadSkillTool {
+		if name == agent.LoadSkillTool {
 			text, err := c.LoadSkill(in.Skill)
 			return textResult(text, err != nil), nil
 		}

@@ -1,4 +1,4 @@
-package agent
+package mcpserver
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/skillpm/skillpm/agent"
 )
 
 // The MCP Skills Extension (SEP-2640).
@@ -137,7 +138,7 @@ func Advertise(caps *mcp.ServerCapabilities) *mcp.ServerCapabilities {
 // notifications/resources/list_changed. Sync reports whether anything
 // changed. A skill folder is listed again only when it or its SKILL.md
 // changed (installs replace the whole folder).
-func (r *Resources) Sync(s *mcp.Server, skills []*Skill) bool {
+func (r *Resources) Sync(s *mcp.Server, skills []*agent.Skill) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	stamps := make(map[string]*skillStamp, len(skills))
@@ -208,7 +209,7 @@ func (r *Resources) Sync(s *mcp.Server, skills []*Skill) bool {
 
 // stamp returns the listing of sk's folder, reusing the last one when the
 // folder and its SKILL.md did not change; fresh says it listed again.
-func (r *Resources) stamp(sk *Skill) (st *skillStamp, fresh bool) {
+func (r *Resources) stamp(sk *agent.Skill) (st *skillStamp, fresh bool) {
 	st = &skillStamp{dir: sk.Dir}
 	if fi, err := os.Stat(sk.Dir); err == nil {
 		st.dirMod = fi.ModTime()
@@ -228,7 +229,7 @@ func (r *Resources) stamp(sk *Skill) (st *skillStamp, fresh bool) {
 // followed only to regular files inside the folder; anything else (links
 // out of the folder, devices, files over the size limit, files past the
 // count limit) is left out and reported.
-func (r *Resources) list(sk *Skill) []servedFile {
+func (r *Resources) list(sk *agent.Skill) []servedFile {
 	root, err := os.OpenRoot(sk.Dir)
 	if err != nil {
 		r.opts.Warn(fmt.Sprintf("skill %s: cannot open %s: %v", sk.Name, sk.Dir, err))
@@ -342,7 +343,7 @@ func (r *Resources) readIndex(ctx context.Context, req *mcp.ReadResourceRequest)
 // Watch calls reload every interval (if <= 0, 2s) and syncs s with the
 // skills it returns, until ctx is done. A failed reload keeps the
 // resources as they are. It returns ctx's error.
-func (r *Resources) Watch(ctx context.Context, s *mcp.Server, reload func(context.Context) ([]*Skill, error), interval time.Duration) error {
+func (r *Resources) Watch(ctx context.Context, s *mcp.Server, reload func(context.Context) ([]*agent.Skill, error), interval time.Duration) error {
 	if interval <= 0 {
 		interval = 2 * time.Second
 	}
