@@ -8,7 +8,7 @@
 // every command its start-up time.
 //
 // The front program (cmd/skillpm) is checked with them: it links only
-// these, and hands every command that needs more (.skillpm mcp., an
+// these, and hands every command that needs more ('skillpm mcp', an
 // install that must fetch, verify) to cmd/skillpm-full, which reaches
 // them through agent/mcpserver, registry, verify, source/git and
 // source/wellknown.
