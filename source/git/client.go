@@ -371,7 +371,8 @@ func (c *Client) Export(ctx context.Context, url, commit, subdir, dst string) er
 
 // repo returns the cached bare repository for url, creating it, and
 // holds its lock until unlock is called: two skills of one monorepo
-// fetch into one repository one after the other.
+// fetch into one repository one after the other, in this process and
+// across skillpm processes (lockCache).
 func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
 	if c.CacheDir == "" {
 		return "", nil, errors.New("git: no cache folder")
@@ -388,11 +389,17 @@ func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
 	}
 	c.mu.Unlock()
 	l.Lock()
+	if err := os.MkdirAll(c.CacheDir, 0o755); err != nil {
+		l.Unlock()
+		return "", nil, err
+	}
+	unlockCache, err := lockCache(ctx, dir, true)
+	if err != nil {
+		l.Unlock()
+		return "", nil, err
+	}
+	unlock := func() { unlockCache(); l.Unlock() }
 	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil {
-		if err := os.MkdirAll(c.CacheDir, 0o755); err != nil {
-			l.Unlock()
-			return "", nil, err
-		}
 		tmp, err := os.MkdirTemp(c.CacheDir, ".init-")
 		if err == nil {
 			_, err = c.run(ctx, tmp, "init", "--quiet", "--bare", ".")
@@ -408,11 +415,26 @@ func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
 		}
 		if err != nil {
 			os.RemoveAll(tmp)
-			l.Unlock()
+			unlock()
 			return "", nil, fmt.Errorf("git cache for %s: %w", giturl.Redact(url), err)
 		}
 	}
-	return dir, l.Unlock, nil
+	clearStaleLocks(dir)
+	return dir, unlock, nil
+}
+
+// clearStaleLocks removes the lock files a git process killed while
+// fetching into dir left behind (shallow.lock, a ref's .lock ...): with
+// the repository's exclusive lock held, no git process of skillpm's is
+// writing to it, and a leftover would fail every later fetch ("Unable
+// to create '…/shallow.lock': File exists").
+func clearStaleLocks(dir string) {
+	for _, pattern := range []string{"*.lock", "refs/*/*.lock", "refs/*/*/*.lock"} {
+		stale, _ := filepath.Glob(filepath.Join(dir, pattern))
+		for _, p := range stale {
+			os.Remove(p)
+		}
+	}
 }
 
 // dirOf is the cached bare repository of url.
@@ -451,7 +473,12 @@ func (c *Client) repoRead(ctx context.Context, url string) (string, func(), erro
 	l := c.locks[dir]
 	c.mu.Unlock()
 	l.RLock()
-	return dir, l.RUnlock, nil
+	unlockCache, err := lockCache(ctx, dir, false)
+	if err != nil {
+		l.RUnlock()
+		return "", nil, err
+	}
+	return dir, func() { unlockCache(); l.RUnlock() }, nil
 }
 
 // has reports whether commit was fetched into dir: Fetch records each
