@@ -238,7 +238,7 @@ func warmInputs(args []string, dir, full string) (string, error) {
 		return "", err
 	}
 	put(h, full)
-	put(h, strconv.FormatInt(fi.Size(), 10)+" "+strconv.FormatInt(fi.ModTime().UnixNano(), 10)+" "+fi.Mode().String())
+	put(h, strconv.FormatInt(fi.Size(), 10)+" "+strconv.FormatInt(fi.ModTime().UnixNano(), 10))
 	put(h, dir)
 	cfg, err := userConfigPath()
 	if err != nil {
