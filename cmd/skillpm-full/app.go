@@ -52,32 +52,6 @@ func commands(e *command.Env) []*cli.Command {
 	}
 }
 
-// categories group the top-level help so the everyday verbs come first.
-// urfave/cli sorts categories by name; these names sort in this order.
-var categories = map[string]string{
-	"add": "Add and install skills", "install": "Add and install skills", "import": "Add and install skills",
-	"remove": "Add and install skills", "update": "Add and install skills",
-	"list": "Add and install skills", "outdated": "Add and install skills",
-	"why": "Add and install skills", "status": "Add and install skills", "doctor": "Add and install skills",
-	"search": "Add and install skills", "index": "Add and install skills",
-
-	"agents": "Agents: run what skills declare", "tools": "Agents: run what skills declare", "run": "Agents: run what skills declare",
-	"exec": "Agents: run what skills declare", "prompt": "Agents: run what skills declare",
-	"mcp": "Agents: run what skills declare",
-
-	"init": "Author and publish skills", "lint": "Author and publish skills",
-	"pack": "Author and publish skills", "publish": "Author and publish skills",
-	"sign": "Author and publish skills", "key": "Author and publish skills",
-
-	"verify": "CI, trust and mirrors", "sync": "CI, trust and mirrors",
-	"bundle": "CI, trust and mirrors",
-
-	"pull": "Registries", "inspect": "Registries", "versions": "Registries",
-	"login": "Registries", "logout": "Registries",
-
-	"version": "Shell completion and version", "completion": "Shell completion and version",
-}
-
 func newApp(e *command.Env) *cli.App {
 	app := command.NewApp(e, commands(e))
 	app.UsageText = `skillpm [global options] command [command options] [arguments...]
@@ -98,9 +72,6 @@ dependencies into a digest-pinned skills.lock, installs them into the folders
 agents read (.claude/skills, .agents/skills, ...) and runs the tools they declare.
 
 Exit codes are listed in the README ("Exit codes").`
-	for _, cmd := range app.Commands {
-		cmd.Category = categories[cmd.Name]
-	}
 	return app
 }
 

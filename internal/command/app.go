@@ -152,6 +152,33 @@ func Light(e *Env) []*cli.Command {
 	}
 }
 
+// categories group the top-level help so the everyday verbs come first
+// (a command's own help names its category too, in both programs).
+// urfave/cli sorts categories by name; these names sort in this order.
+var categories = map[string]string{
+	"add": "Add and install skills", "install": "Add and install skills", "import": "Add and install skills",
+	"remove": "Add and install skills", "update": "Add and install skills",
+	"list": "Add and install skills", "outdated": "Add and install skills",
+	"why": "Add and install skills", "status": "Add and install skills", "doctor": "Add and install skills",
+	"search": "Add and install skills", "index": "Add and install skills",
+
+	"agents": "Agents: run what skills declare", "tools": "Agents: run what skills declare", "run": "Agents: run what skills declare",
+	"exec": "Agents: run what skills declare", "prompt": "Agents: run what skills declare",
+	"mcp": "Agents: run what skills declare",
+
+	"init": "Author and publish skills", "lint": "Author and publish skills",
+	"pack": "Author and publish skills", "publish": "Author and publish skills",
+	"sign": "Author and publish skills", "key": "Author and publish skills",
+
+	"verify": "CI, trust and mirrors", "sync": "CI, trust and mirrors",
+	"bundle": "CI, trust and mirrors",
+
+	"pull": "Registries", "inspect": "Registries", "versions": "Registries",
+	"login": "Registries", "logout": "Registries",
+
+	"version": "Shell completion and version", "completion": "Shell completion and version",
+}
+
 // NewApp is the command-line application over cmds: global flags,
 // usage-error handling and Env loading on every command.
 func NewApp(e *Env, cmds []*cli.Command) *cli.App {
@@ -181,6 +208,7 @@ func NewApp(e *Env, cmds []*cli.Command) *cli.App {
 		Commands: cmds,
 	}
 	for _, cmd := range app.Commands {
+		cmd.Category = categories[cmd.Name]
 		decorate(e, cmd)
 	}
 	return app
