@@ -199,11 +199,12 @@ func sourceClients(e *command.Env, ro command.RegistryOptions, from string) (*gi
 	}
 	lim := registryLimits(cfg)
 	wk := &wellknown.Client{
-		CacheDir:  filepath.Join(dir, "wellknown"),
-		Limits:    lim,
-		Timeouts:  tos,
-		PlainHTTP: cfg.PlainHTTP,
-		UserAgent: "skillpm/" + command.Version,
+		CacheDir:     filepath.Join(dir, "wellknown"),
+		Limits:       lim,
+		Timeouts:     tos,
+		PlainHTTP:    cfg.PlainHTTP,
+		AllowOrigins: cfg.AllowOrigins,
+		UserAgent:    "skillpm/" + command.Version,
 	}
 	if ro.PlainHTTP {
 		if u, err := url.Parse(strings.TrimPrefix(from, "wellknown+")); err == nil && u.Host != "" {

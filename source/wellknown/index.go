@@ -142,7 +142,7 @@ func (c *Client) parseIndex(data []byte, named, at *url.URL) (*Index, error) {
 				return nil, fmt.Errorf("%s: skill %q: %w: %s redirected the index to %s, another origin; name that origin instead (wellknown: %s)",
 					where, r.Name, ErrInsecure, originOf(named), originOf(at), originOf(at))
 			}
-			return nil, fmt.Errorf("%s: skill %q: %w: its url %s is on another origin than the index; allow %s explicitly if it is the publisher's CDN",
+			return nil, fmt.Errorf("%s: skill %q: %w: its url %s is on another origin than the index; if it is the publisher's CDN, allow it with allow_origins: [%s] in the user config",
 				where, r.Name, ErrInsecure, abs.Redacted(), originOf(abs))
 		}
 		if len(r.Description) > maxDescription {
