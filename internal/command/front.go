@@ -3,11 +3,9 @@ package command
 import (
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
+
+	"github.com/skillpm/skillpm/internal/siblings"
 )
 
 // FullName is the program the front (cmd/skillpm) hands every command
@@ -42,24 +40,11 @@ func Handles(args []string) bool {
 // executable (symlinks resolved), else the first on PATH. It wraps
 // ErrNoFull when there is none.
 func FindFull() (string, error) {
-	name := FullName
-	if runtime.GOOS == "windows" {
-		name += ".exe"
+	p, beside, err := siblings.Find(FullName)
+	if err != nil {
+		return "", fmt.Errorf("%w: every command but list, search, tools, run, prompt, version and a warm install runs in it, and it is neither at %s nor on PATH", ErrNoFull, beside)
 	}
-	var beside string
-	if exe, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
-		beside = filepath.Join(filepath.Dir(exe), name)
-		if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() {
-			return beside, nil
-		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("%w: every command but list, search, tools, run, prompt and version runs in it, and it is neither at %s nor on PATH", ErrNoFull, beside)
+	return p, nil
 }
 
 // HandOff runs the command line args in skillpm-full, in place of this
