@@ -61,10 +61,21 @@ func (s *Store) Cached(ctx context.Context, e Entry, pin lockfile.Source, versio
 			return nil, err
 		}
 		if p != nil && p.Version == version {
-			return p, nil
+			return named(e, p, nil)
 		}
 	}
 	return nil, nil
+}
+
+// named returns p when it holds the skill e names. The cache is keyed by
+// where a skill comes from, not by the name skills.yaml gives it, so two
+// entries naming one folder share one packed copy: the second gets the
+// error a fresh pack would give it.
+func named(e Entry, p *Packed, err error) (*Packed, error) {
+	if err != nil || p == nil || p.Name == e.Name {
+		return p, err
+	}
+	return nil, fmt.Errorf("%s: %s holds the skill %q, not %q: %w; name the entry %s in skills.yaml, or point it at the right folder", e.Name, display(e), p.Name, e.Name, ErrNotSkill, p.Name)
 }
 
 func (s *Store) read(ctx context.Context, dir string, pin lockfile.Source) (*Packed, error) {
@@ -103,7 +114,7 @@ func (s *Store) Pack(ctx context.Context, src Source, e Entry, c Candidate) (*Pa
 	}
 	dir := s.dir(e, c.Pin, tag)
 	if p, err := s.read(ctx, dir, c.Pin); err != nil || p != nil {
-		return p, err
+		return named(e, p, err)
 	}
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, err
@@ -137,7 +148,7 @@ func (s *Store) Pack(ctx context.Context, src Source, e Entry, c Candidate) (*Pa
 	}
 	defer pkg.Close()
 	if pkg.Name != e.Name {
-		return nil, fmt.Errorf("%s: %s holds the skill %q, not %q: %w; name the entry %s in skills.yaml, or point it at the right folder", e.Name, display(e), pkg.Name, e.Name, ErrNotSkill, pkg.Name)
+		return named(e, &Packed{Name: pkg.Name}, nil)
 	}
 	layout := filepath.Join(tmp, "layout")
 	ref, err := registry.ParseReference(ociref.LayoutPrefix + layout)
@@ -151,7 +162,8 @@ func (s *Store) Pack(ctx context.Context, src Source, e Entry, c Candidate) (*Pa
 		if _, serr := os.Stat(filepath.Join(dir, "index.json")); serr != nil {
 			return nil, fmt.Errorf("%s: cache the packed skill: %w", e.Name, err)
 		}
-		return s.read(ctx, dir, c.Pin) // another run packed it first
+		p, err := s.read(ctx, dir, c.Pin) // another run packed it first
+		return named(e, p, err)
 	}
 	p := &Packed{Layout: ociref.LayoutPrefix + dir, Manifest: pkg.Manifest.Digest.String(), Content: pkg.Layer.Digest.String(),
 		Name: pkg.Name, Version: pkg.Version, Pin: c.Pin}
