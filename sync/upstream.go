@@ -63,6 +63,13 @@ type UpstreamVersion struct {
 	ref any // the implementation's own handle
 }
 
+// MaxUpstreamCommits bounds the tagged commits of a git upstream one
+// sync reads (limits.max_list_items when lower).
+const MaxUpstreamCommits = 1000
+
+// ErrTooMany: an upstream lists more versions than one sync reads.
+var ErrTooMany = errors.New("too many versions")
+
 // ErrNoVersion: an upstream skill has no version to publish it under.
 var ErrNoVersion = errors.New("no version")
 

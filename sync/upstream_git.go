@@ -82,6 +82,15 @@ func (u *GitUpstream) Versions(ctx context.Context) ([]UpstreamVersion, error) {
 			return nil, fmt.Errorf("%s: %w: tag releases (v1.2.0, or pdf/v1.2.0 for one skill of several), or name a ref (%s#main)", u, ErrNoTags, u)
 		}
 	}
+	// Listing reads each tagged commit's tree (a fetch apiece): a
+	// repository may not make one sync read without end.
+	commits := map[string]bool{}
+	for _, t := range tags {
+		commits[t.ref.Commit] = true
+	}
+	if max := min(MaxUpstreamCommits, u.Client.Limits.WithDefaults().MaxListItems); len(commits) > max {
+		return nil, fmt.Errorf("%s: %w: %d tagged commits, more than the %d one sync reads; name one ref (%s#pdf/v1.2.0) or sync from a registry", u, ErrTooMany, len(commits), max, u)
+	}
 	// Prefixed tags first, so that they win over a plain tag.
 	sort.SliceStable(tags, func(i, j int) bool { return tags[i].prefix != "" && tags[j].prefix == "" })
 	dirsAt := map[string][]string{}

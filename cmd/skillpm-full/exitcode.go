@@ -109,7 +109,7 @@ func exitCode(err error) int {
 		return command.ExitPolicy // a project's file:// repository outside it, not allowed by the user
 	case errors.Is(err, wellknown.ErrNotFound), errors.Is(err, wellknown.ErrUnknownSkill), errors.Is(err, skillsync.ErrNoTags):
 		return command.ExitNotFound
-	case errors.Is(err, wellknown.ErrNetwork):
+	case errors.Is(err, wellknown.ErrNetwork), errors.Is(err, skillsync.ErrTooMany):
 		return command.ExitNetwork
 	case errors.Is(err, wellknown.ErrExportSource):
 		return command.ExitInvalid
