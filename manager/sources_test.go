@@ -77,7 +77,7 @@ func sourcedProject(t *testing.T, yaml string) *Manager {
 	}
 	cache := t.TempDir()
 	gc := &git.Client{CacheDir: filepath.Join(cache, "git"), Env: []string{"GIT_CONFIG_GLOBAL=/dev/null"}}
-	return &Manager{Project: p, Registry: &memRegistry{skills: map[string]map[string][]string{}},
+	return &Manager{Scope: project.Scope{Project: p}, Registry: &memRegistry{skills: map[string]map[string][]string{}},
 		// The test repositories live in other temporary folders than the
 		// project: allowed as a user's allow_local_git would.
 		Sources: map[string]source.Source{project.KindGit: &git.Kind{Client: gc, LocalRoots: []string{os.TempDir()}}, project.KindLocal: &local.Kind{}},

@@ -33,7 +33,7 @@ func commands(e *command.Env) []*cli.Command {
 		outdatedCommand(e),
 		whyCommand(e),
 		command.ListCommand(e),
-		statusCommand(e),
+		command.StatusCommand(e),
 		doctorCommand(e),
 		command.SearchCommand(e),
 		indexCommand(e),

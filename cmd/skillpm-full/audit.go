@@ -228,7 +228,7 @@ func projectTargets(c *cli.Context, e *command.Env) ([]auditTarget, error) {
 		return nil, fmt.Errorf("%s: %w: no skills.lock; run 'skillpm install' first", m.Project.Dir(), manager.ErrNotInstalled)
 	}
 	installed := map[string]string{}
-	if states, err := install.Status(m.TargetDirs(), lock, m.StatusOwner(), m.Bounds()); err == nil {
+	if states, err := install.Status(m.TargetDirs(), lock, m.InstallOwner(), m.Bounds()); err == nil {
 		for _, st := range states {
 			if st.State == install.StateOK && installed[st.Name] == "" {
 				installed[st.Name] = filepath.Join(st.Target, st.Name)

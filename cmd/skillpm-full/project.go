@@ -24,30 +24,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// setScope points m at the user scope's folders with -g, and sets where
-// its targets may resolve to: inside the project (the home folder with
-// -g), or inside a folder the user config's allow_target_outside lists.
-func setScope(e *command.Env, po command.ProjectOptions, m *manager.Manager) error {
-	cfg, err := e.UserConfig()
-	if err != nil {
-		return err
-	}
-	m.AllowOutside = cfg.AllowTargetOutside
-	if !po.Global {
-		return nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return err
-	}
-	m.Targets = nil
-	for _, t := range m.Project.UserTargets() { // agents: in the user scope's skills.yaml
-		m.Targets = append(m.Targets, filepath.Join(home, t))
-	}
-	m.Owner, m.Root = "user", home
-	return nil
-}
-
 // openOptions say how a command opens its project.
 type openOptions struct {
 	project  command.ProjectOptions  // the project flags
@@ -89,7 +65,7 @@ func readOpenOptions(c *cli.Context) (openOptions, error) {
 // command ends.
 func openManager(e *command.Env, o openOptions) (*manager.Manager, error) {
 	po, ro := o.project, o.registry
-	p, err := project.LoadMemo(po.Dir, memoDir("manifests"))
+	p, err := project.LoadMemo(po.Dir, command.MemoDir("manifests"))
 	if errors.Is(err, project.ErrNotFound) && o.create {
 		reg := command.EnvRegistry()
 		if reg == "" {
@@ -146,8 +122,8 @@ func openManager(e *command.Env, o openOptions) (*manager.Manager, error) {
 	if d, err := command.CacheDir(); err == nil && o.bundle == "" {
 		checked = filepath.Join(d, "checked") // remembered lock checks (manager/checked.go)
 	}
-	m := &manager.Manager{Project: p, Registry: src, DefaultRegistry: command.EnvRegistry(), PinnedFromRegistry: o.bundle != "", CheckedDir: checked,
-		LockMemoDir: memoDir("locks"), RecordMemoDir: memoDir("records")}
+	m := &manager.Manager{Scope: project.Scope{Project: p, LockMemoDir: command.MemoDir("locks"), RecordMemoDir: command.MemoDir("records")},
+		Registry: src, DefaultRegistry: command.EnvRegistry(), PinnedFromRegistry: o.bundle != "", CheckedDir: checked}
 	if e.StderrTTY && !e.Quiet || e.Debug {
 		m.Log = e.Stderr
 	}
@@ -155,7 +131,7 @@ func openManager(e *command.Env, o openOptions) (*manager.Manager, error) {
 	if err := setSources(e, ro, m); err != nil {
 		return nil, err
 	}
-	if err := setScope(e, po, m); err != nil {
+	if err := command.SetScope(e, po, &m.Scope); err != nil {
 		return nil, err
 	}
 	if v != nil {
@@ -286,25 +262,9 @@ func printChanges(e *command.Env, res *manager.Result) error {
 
 // openOffline loads the project for commands that need no registry.
 func openOffline(e *command.Env, po command.ProjectOptions) (*manager.Manager, error) {
-	p, err := project.LoadMemo(po.Dir, memoDir("manifests"))
+	s, err := command.OpenScope(e, po)
 	if err != nil {
 		return nil, err
 	}
-	m := &manager.Manager{Project: p, LockMemoDir: memoDir("locks"), RecordMemoDir: memoDir("records")}
-	if err := setScope(e, po, m); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-// memoDir is the cache folder where decoded files of one kind are
-// remembered by the digest of their bytes (internal/memo): "locks"
-// (lockfile.ReadMemo), "manifests" (project.LoadMemo), "records"
-// (install.Options.RecordMemo). "" without a cache folder.
-func memoDir(kind string) string {
-	d, err := command.CacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(d, kind)
+	return &manager.Manager{Scope: *s}, nil
 }

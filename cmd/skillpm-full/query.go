@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/skillpm/skillpm/internal/command"
 
-	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/urfave/cli/v2"
 )
@@ -119,57 +117,6 @@ func printWhy(e *command.Env, res *manager.WhyResult) error {
 			parts = append(parts, n)
 		}
 		fmt.Fprintln(e.Stdout, command.TermLine(strings.Join(parts, " > ")))
-	}
-	return nil
-}
-
-func statusCommand(e *command.Env) *cli.Command {
-	return &cli.Command{
-		Name:  "status",
-		Usage: "show managed skills that were edited, are missing, or differ from the lock",
-		UsageText: `skillpm status [options]
-
-Examples:
-  skillpm status
-  skillpm status --json`,
-		Flags: command.ProjectFlags(),
-		Action: func(c *cli.Context) error {
-			po, err := command.ReadProjectOptions(c)
-			if err != nil {
-				return err
-			}
-			m, err := openOffline(e, po)
-			if err != nil {
-				return err
-			}
-			res, err := m.Status(c.Context)
-			if err != nil {
-				return err
-			}
-			return printStatus(e, m.Project.Dir(), res)
-		},
-	}
-}
-
-// printStatus prints the skills that need attention, folders relative to
-// the project folder dir, and a count.
-func printStatus(e *command.Env, dir string, res *manager.StatusResult) error {
-	if e.JSON {
-		return command.WriteJSON(e.Stdout, map[string]any{"fresh": res.Fresh, "skills": command.NonNil(res.Skills)})
-	}
-	if res.Lock != nil && !res.Fresh {
-		fmt.Fprintf(e.Stdout, "skills.lock is out of date with skills.yaml: run 'skillpm install'\n")
-	}
-	clean := 0
-	for _, s := range res.Skills {
-		if s.State == install.StateOK {
-			clean++
-			continue
-		}
-		fmt.Fprintf(e.Stdout, "%-9s %s (%s)\n", s.State, command.TermLine(filepath.Join(command.RelTo(dir, s.Target), s.Name)), command.TermLine(s.Detail))
-	}
-	if !e.Quiet {
-		fmt.Fprintf(e.Stdout, "%d managed skills as installed, %d need attention\n", clean, len(res.Skills)-clean)
 	}
 	return nil
 }

@@ -4,7 +4,7 @@
 //
 // This program is the front users and agents run. It starts about as fast
 // as a bare Go program because it links only the light libraries: it runs
-// --version, list, search, tools, prompt and run itself, and an install
+// --version, list, status, search, tools, prompt and run itself, and an install
 // that has nothing to do (internal/command/warm.go); it hands every other
 // command line, by exec, to skillpm-full (cmd/skillpm-full),
 // installed beside it, which links the registry clients, sigstore and the

@@ -1,7 +1,8 @@
 // Package command holds what both skillpm programs share: the environment
 // every command reads (streams, global flags, the user config), how errors
 // become messages and exit codes, and the everyday read-only commands
-// agents call constantly (list, tools, prompt, search, run, version).
+// agents call constantly (list, status, tools, prompt, search, run,
+// version), and a warm no-op install.
 //
 // skillpm is two programs. cmd/skillpm, the one users run, links only this
 // package and the light libraries it needs, so those commands start about
@@ -144,6 +145,7 @@ func (e *Env) PaintErr(s string) string {
 func Light(e *Env) []*cli.Command {
 	return []*cli.Command{
 		ListCommand(e),
+		StatusCommand(e),
 		SearchCommand(e),
 		ToolsCommand(e),
 		RunCommand(e),

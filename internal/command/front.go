@@ -18,7 +18,7 @@ var ErrNoFull = errors.New(FullName + " is not installed")
 
 // lightNames are the commands the front runs itself, by every name they
 // answer to.
-var lightNames = []string{"list", "ls", "search", "tools", "run", "prompt", "version", "install", "i"}
+var lightNames = []string{"list", "ls", "status", "search", "tools", "run", "prompt", "version", "install", "i"}
 
 // Handles reports whether the front runs the command line args itself: the
 // version probe, the commands of Light, and install (which hands off
@@ -42,7 +42,7 @@ func Handles(args []string) bool {
 func FindFull() (string, error) {
 	p, beside, err := siblings.Find(FullName)
 	if err != nil {
-		return "", fmt.Errorf("%w: every command but list, search, tools, run, prompt, version and a warm install runs in it, and it is neither at %s nor on PATH", ErrNoFull, beside)
+		return "", fmt.Errorf("%w: every command but list, status, search, tools, run, prompt, version and a warm install runs in it, and it is neither at %s nor on PATH", ErrNoFull, beside)
 	}
 	return p, nil
 }

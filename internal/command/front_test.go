@@ -17,6 +17,7 @@ func TestHandles(t *testing.T) {
 		{"skillpm --json list", true},
 		{"skillpm -C dir tools --json", false}, // -C is not a global flag: its value reads as the command
 		{"skillpm tools --json", true},
+		{"skillpm status --json", true},
 		{"skillpm run count_words text=hi", true},
 		{"skillpm prompt --format xml", true},
 		{"skillpm search pdf", true},
