@@ -3,8 +3,10 @@
 // settled and reported), the system prompt sections that list them
 // ([Catalog.PromptXML], [Catalog.PromptMarkdown]), tool definitions for MCP,
 // OpenAI and Anthropic hosts, the load_skill and use_skill tools of the
-// skills-as-tools proposal, calls to declared tools, and an MCP server that
-// serves all of it ([NewServer]).
+// skills-as-tools proposal, confirmation gates, and calls to declared tools.
+// The MCP server that serves all of it is package agent/mcpserver; this
+// package links no MCP SDK, so the commands that only list, render or run
+// skills start fast.
 //
 // Metadata comes from the index (package index) when it is fresh, so
 // building a catalog of a thousand skills reads no SKILL.md; bodies are read

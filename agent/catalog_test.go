@@ -8,38 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillpm/skillpm/agent/internal/agenttest"
 	"github.com/skillpm/skillpm/install"
 )
 
-// fixture lays out a home and a project with overlapping skills:
-//
-//	~/.claude/skills/shared      (user; shadowed by the project's)
-//	~/.claude/skills/mine        (user)
-//	skills/shared                (project, shadowed by .claude/skills)
-//	.claude/skills/shared        (project; wins "shared")
-//	.claude/skills/alpha         declares tool "fmt" and "a_only"
-//	.claude/skills/zeta          declares tool "fmt"       (same folder, later name)
-//	.agents/skills/omega         declares tool "fmt"       (later folder: wins)
-//	.agents/skills/broken        unreadable SKILL.md
-func fixture(t testing.TB) (home, project string) {
-	home, project = t.TempDir(), t.TempDir()
-	writeFiles(t, home, map[string]string{
-		".claude/skills/shared/SKILL.md": skillMD("shared", "user copy", ""),
-		".claude/skills/mine/SKILL.md":   skillMD("mine", "a personal skill", ""),
-	})
-	writeFiles(t, project, map[string]string{
-		"skills/shared/SKILL.md":         skillMD("shared", "plain copy", ""),
-		".claude/skills/shared/SKILL.md": skillMD("shared", "project copy", ""),
-		".claude/skills/alpha/SKILL.md":  skillMD("alpha", "alpha skill", toolFM("fmt", "fmt.sh")+"  - name: a_only\n    description: only alpha\n    implementation:\n      runtime: bash\n      entrypoint: a.sh\n"),
-		".claude/skills/alpha/fmt.sh":    "#!/bin/bash\necho '{\"by\":\"alpha\"}'\n",
-		".claude/skills/zeta/SKILL.md":   skillMD("zeta", "zeta skill", toolFM("fmt", "fmt.sh")),
-		".claude/skills/zeta/fmt.sh":     "#!/bin/bash\necho '{\"by\":\"zeta\"}'\n",
-		".agents/skills/omega/SKILL.md":  skillMD("omega", "omega skill", toolFM("fmt", "fmt.sh")+"secrets:\n  required:\n    - name: OMEGA_TOKEN\n      usage: env\n"),
-		".agents/skills/omega/fmt.sh":    "#!/bin/bash\nin=$(cat)\necho \"{\\\"by\\\":\\\"omega\\\",\\\"token\\\":\\\"$OMEGA_TOKEN\\\",\\\"in\\\":$in}\"\n",
-		".agents/skills/broken/SKILL.md": "no frontmatter here\n",
-	})
-	return home, project
-}
+// fixture is agenttest.Fixture: a home and a project with overlapping
+// skills.
+func fixture(t testing.TB) (home, project string) { return agenttest.Fixture(t) }
 
 func TestBuildPrecedence(t *testing.T) {
 	home, project := fixture(t)

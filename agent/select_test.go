@@ -2,13 +2,11 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/toolrun"
 )
@@ -188,27 +186,6 @@ func TestPromptWithin(t *testing.T) {
 	}
 	if b := PromptWithin("xml", order, 5); len(b.Kept) != 0 || b.Text != xmlOpen+xmlClose {
 		t.Errorf("tiny budget: kept %v, text %q", b.Kept, b.Text)
-	}
-}
-
-func TestMCPSelectSkills(t *testing.T) {
-	cs := session(t, selectCatalog(t), ServerOptions{})
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: SelectSkillsTool, Arguments: map[string]any{"text": "read this", "files": []string{"scan.pdf"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out struct {
-		Selected []struct {
-			Name        string
-			Score       int
-			Description string
-		}
-	}
-	if err := json.Unmarshal([]byte(text(res)), &out); err != nil || res.IsError {
-		t.Fatalf("select_skills = %s, %v", text(res), err)
-	}
-	if len(out.Selected) != 1 || out.Selected[0].Name != "pdf" || out.Selected[0].Score != 3 || out.Selected[0].Description != "PDFs." {
-		t.Errorf("select_skills = %+v; want pdf with score 3", out.Selected)
 	}
 }
 

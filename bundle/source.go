@@ -17,6 +17,7 @@ import (
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 )
 
 // ErrOffline is returned when installing from a bundle would need to
@@ -76,7 +77,7 @@ func Open(client *registry.Client, path, tmp string) (*Source, error) {
 // the bundle, failing closed, so that a client reads those skills and
 // their referrers (the signatures a trust policy checks) from the bundle
 // and never from the network.
-func (s *Source) Mirrors() ([]registry.Mirror, error) {
+func (s *Source) Mirrors() ([]ociref.Mirror, error) {
 	data, err := readIndex(filepath.Join(s.Dir, "index.json"), defaultTarLimits().index)
 	if err != nil {
 		return nil, err
@@ -86,14 +87,14 @@ func (s *Source) Mirrors() ([]registry.Mirror, error) {
 		return nil, fmt.Errorf("%w: index.json: %v", ErrBadBundle, err)
 	}
 	seen := map[string]bool{}
-	var out []registry.Mirror
+	var out []ociref.Mirror
 	for _, d := range idx.Manifests {
 		repo := d.Annotations[AnnotationRepository]
-		if repo == "" || seen[repo] || strings.HasPrefix(repo, registry.LayoutPrefix) {
+		if repo == "" || seen[repo] || strings.HasPrefix(repo, ociref.LayoutPrefix) {
 			continue
 		}
 		seen[repo] = true
-		out = append(out, registry.Mirror{Prefix: repo, Locations: []string{registry.LayoutPrefix + s.Dir}, Vetted: true})
+		out = append(out, ociref.Mirror{Prefix: repo, Locations: []string{ociref.LayoutPrefix + s.Dir}, Vetted: true})
 	}
 	return out, nil
 }

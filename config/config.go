@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ import (
 
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/internal/lazyre"
-	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 	"github.com/skillpm/skillpm/sandbox"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/toolrun"
@@ -49,7 +50,7 @@ type User struct {
 	// Timeouts bound every network exchange (README: Configuration).
 	Timeouts Timeouts `yaml:"timeouts"`
 	// Mirrors redirect reads of upstream prefixes (README: Mirrors).
-	Mirrors []registry.Mirror `yaml:"mirrors"`
+	Mirrors []ociref.Mirror `yaml:"mirrors"`
 	// Search configures 'index refresh' and 'search'.
 	Search Search `yaml:"search"`
 	// Policy is the trust policy file, made absolute against the config's
@@ -69,6 +70,11 @@ type User struct {
 	// other repositories: empty allows only repositories inside the
 	// project.
 	AllowLocalGit []string `yaml:"allow_local_git"`
+	// AllowOrigins lists origins (https://cdn.example.com) that a
+	// well-known index's entries may point at besides the index's own
+	// origin, such as a publisher's CDN. Their artifacts are still
+	// checked against the index's digests. Empty allows none.
+	AllowOrigins []string `yaml:"allow_origins"`
 
 	// Path is the file the config was read from; "" when there was none.
 	Path string `yaml:"-"`
@@ -176,6 +182,11 @@ func Load(path string) (*User, error) {
 			return nil, fmt.Errorf("%s: allow_local_git: %w: %q is not an absolute path", path, ErrInvalid, a)
 		}
 	}
+	for _, o := range u.AllowOrigins {
+		if !isOrigin(o) {
+			return nil, fmt.Errorf("%s: allow_origins: %w: %q is not an origin: write scheme://host[:port], as https://cdn.example.com", path, ErrInvalid, o)
+		}
+	}
 	if _, err := sandbox.ParseMode(u.Tools.Sandbox); err != nil {
 		return nil, fmt.Errorf("%s: tools.sandbox: %w: %v", path, ErrInvalid, err)
 	}
@@ -188,6 +199,15 @@ func Load(path string) (*User, error) {
 		}
 	}
 	return u, nil
+}
+
+// isOrigin reports whether o is an origin as a browser writes one:
+// https:// or http://, a host, an optional port, and nothing else.
+func isOrigin(o string) bool {
+	u, err := url.Parse(o)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && u.Hostname() != "" &&
+		u.User == nil && u.Path == "" && u.RawQuery == "" && u.Fragment == "" && !strings.HasSuffix(o, "?") && !strings.HasSuffix(o, "#") &&
+		u.Scheme+"://"+u.Host == o
 }
 
 // Parse decodes data into u strictly: unknown keys and values of the

@@ -35,7 +35,7 @@ func BenchmarkCheck1000(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := &manager.Manager{Project: p}
+	m := &manager.Manager{Scope: project.Scope{Project: p}}
 	opts := Options{Detect: func(agent.Program) bool { return false }}
 	b.ResetTimer()
 	for b.Loop() {

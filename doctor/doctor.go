@@ -344,7 +344,7 @@ func (c *checker) checkLock() {
 // and with skills.lock, through install.Status.
 func (c *checker) checkTargets() error {
 	for _, t := range c.targets {
-		rows, err := install.Status([]string{t}, c.lock, c.m.StatusOwner(), c.m.Bounds())
+		rows, err := install.Status([]string{t}, c.lock, c.m.InstallOwner(), c.m.Bounds())
 		var oe *install.OutsideError
 		switch {
 		case errors.As(err, &oe):

@@ -67,7 +67,7 @@ func setup(t *testing.T) *manager.Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &manager.Manager{Project: p, Registry: memRegistry{}}
+	m := &manager.Manager{Scope: project.Scope{Project: p}, Registry: memRegistry{}}
 	if _, err := m.Install(context.Background(), manager.InstallOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -374,8 +374,8 @@ func TestUserScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &manager.Manager{Project: p, Registry: memRegistry{}, Owner: "user", Root: home,
-		Targets: []string{filepath.Join(home, ".copilot/skills")}}
+	m := &manager.Manager{Scope: project.Scope{Project: p, Owner: "user", Root: home,
+		Targets: []string{filepath.Join(home, ".copilot/skills")}}, Registry: memRegistry{}}
 	if _, err := m.Install(context.Background(), manager.InstallOptions{}); err != nil {
 		t.Fatal(err)
 	}

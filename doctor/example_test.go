@@ -22,7 +22,7 @@ func ExampleCheck() {
 	os.WriteFile(filepath.Join(dir, ".agents/skills/notes/SKILL.md"), []byte("---\nname: notes\ndescription: Notes.\n---\n"), 0o644)
 
 	p, _ := project.Load(dir)
-	m := &manager.Manager{Project: p}
+	m := &manager.Manager{Scope: project.Scope{Project: p}}
 	r, err := doctor.Check(context.Background(), m, doctor.Options{Detect: func(agent.Program) bool { return false }})
 	if err != nil {
 		panic(err)

@@ -34,7 +34,8 @@ func testMain(m *testing.M) int {
 	return m.Run()
 }
 
-// buildSkillpm builds ./cmd/skillpm and its sigstore helper,
+// buildSkillpm builds ./cmd/skillpm, the full CLI it hands most commands
+// to (./cmd/skillpm-full) and its sigstore helper,
 // ./cmd/skillpm-sigstore, into dir, so that scripts run the real
 // programs exactly as users do (skillpm finds the helper beside itself).
 func buildSkillpm(dir string) error {
@@ -49,7 +50,7 @@ func buildSkillpm(dir string) error {
 		// data too (testscript passes GOCOVERDIR on to scripts).
 		args = append(args, "-cover", "-coverpkg=github.com/skillpm/skillpm/...")
 	}
-	args = append(args, "github.com/skillpm/skillpm/cmd/skillpm", "github.com/skillpm/skillpm/cmd/skillpm-sigstore")
+	args = append(args, "github.com/skillpm/skillpm/cmd/skillpm", "github.com/skillpm/skillpm/cmd/skillpm-full", "github.com/skillpm/skillpm/cmd/skillpm-sigstore")
 	cmd := exec.Command("go", args...)
 	cmd.Dir = ".."
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr

@@ -47,7 +47,7 @@ type Entry struct {
 	// exact version installed.
 	Registry string `json:"registry,omitempty"`
 	Version  string `json:"version,omitempty"`
-	// Git: the repository as source/git.Parse reads it, the skill's
+	// Git: the repository as source/giturl.Parse reads it, the skill's
 	// folder in it, and the ref (a commit when known).
 	Git  string `json:"git,omitempty"`
 	Path string `json:"path,omitempty"`

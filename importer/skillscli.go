@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/skill"
-	"github.com/skillpm/skillpm/source/git"
+	"github.com/skillpm/skillpm/source/giturl"
 )
 
 // The skills CLI (npm "skills", github.com/vercel-labs/skills) keeps two
@@ -102,7 +102,7 @@ func fromSkillsCLI(name string, e skillsCLIEntry, from, root string) *Proposal {
 		if e.SourceType == "github" && strings.Count(e.Source, "/") == 1 && !strings.Contains(e.Source, ":") {
 			repo = "github.com/" + e.Source // the short form people type
 		}
-		if _, err := git.Parse(repo); err != nil {
+		if _, err := giturl.Parse(repo); err != nil {
 			p.note("source %q is not a git repository skillpm reads: %v", clip(repo), err)
 			return p
 		}
@@ -125,7 +125,7 @@ func fromSkillsCLI(name string, e skillsCLIEntry, from, root string) *Proposal {
 			p.note("%s does not record the skill's folder in the repository: add path: when the repository holds more than one skill", from)
 		}
 		if e.Ref != "" {
-			if _, err := git.Parse(repo + "#" + e.Ref); err != nil {
+			if _, err := giturl.Parse(repo + "#" + e.Ref); err != nil {
 				p.Kind, p.Entry = KindNone, Entry{}
 				p.note("ref %q is not a valid git ref", clip(e.Ref))
 				return p

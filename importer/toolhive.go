@@ -8,8 +8,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 	"github.com/skillpm/skillpm/skill"
-	"github.com/skillpm/skillpm/source/git"
+	"github.com/skillpm/skillpm/source/giturl"
 )
 
 // ToolHiveLockFile is ToolHive's project lock ("thv skill install
@@ -92,9 +93,9 @@ func fromToolHive(e toolHiveEntry, from string) *Proposal {
 		return p
 	}
 	version := ""
-	if v, ok := registry.VersionFromTag(registry.EscapeTag(e.Version)); ok && e.Version != "" {
+	if v, ok := ociref.VersionFromTag(ociref.EscapeTag(e.Version)); ok && e.Version != "" {
 		version = v.Original()
-	} else if v, ok := registry.VersionFromTag(r.Tag); ok {
+	} else if v, ok := ociref.VersionFromTag(r.Tag); ok {
 		version = v.Original()
 	}
 	if version == "" {
@@ -123,7 +124,7 @@ func fromToolHiveGit(p *Proposal, ref, digest string) {
 	default:
 		repo = "https://" + rest
 	}
-	if _, err := git.Parse(repo); err != nil {
+	if _, err := giturl.Parse(repo); err != nil {
 		p.note("git source %q is not a repository skillpm reads: %v", clip(ref), err)
 		return
 	}
@@ -139,7 +140,7 @@ func fromToolHiveGit(p *Proposal, ref, digest string) {
 			p.note("pinned to the commit ToolHive installed (%s asked for %s)", digest[:12], gitRef)
 		}
 	} else if gitRef != "" {
-		if _, err := git.Parse(repo + "#" + gitRef); err != nil {
+		if _, err := giturl.Parse(repo + "#" + gitRef); err != nil {
 			p.Kind, p.Entry = KindNone, Entry{}
 			p.note("ref %q is not a valid git ref", clip(gitRef))
 		}

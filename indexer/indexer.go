@@ -16,6 +16,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/index"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -107,7 +108,7 @@ func describe(ctx context.Context, client *registry.Client, prefix registry.Refe
 					break
 				}
 			}
-			res, err := client.Resolve(ctx, ref.WithTag(registry.EscapeTag(newest.Original())))
+			res, err := client.Resolve(ctx, ref.WithTag(ociref.EscapeTag(newest.Original())))
 			if err != nil || res.Config == nil {
 				return nil
 			}

@@ -64,9 +64,16 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 			}
 			p.rec.Skills[s.Name] = recordFor(s.skill, t, t.Stat, opts.Owner)
 		case ActionUnchanged:
-			if r := p.rec.Skills[s.Name]; r.Repository != s.skill.Repository || r.Version != s.skill.Version || r.Pending != nil || s.promoted {
+			r := p.rec.Skills[s.Name]
+			if r.Repository != s.skill.Repository || r.Version != s.skill.Version || r.Pending != nil || s.promoted {
 				r.Repository, r.Version, r.Pending = s.skill.Repository, s.skill.Version, nil
 				dirty = true
+			}
+			if s.current != nil && s.current.Digest == r.Tree && s.current.Stat != "" && s.current.Stat != r.Stat {
+				// Touched but not changed (its files were read to tell):
+				// record the new fingerprint, so the next run need not
+				// read them again.
+				r.Stat, dirty = s.current.Stat, true
 			}
 		case ActionRemove:
 			if err := p.removeSkill(s.Name, s.rec, opts.Force); err != nil {

@@ -108,7 +108,7 @@ func CheckLock(ctx context.Context, p *project.Manifest, lock *lockfile.File, op
 // expectedRepository is the repository a resolve of skills.yaml writes
 // for name (Manager.Repository).
 func expectedRepository(p *project.Manifest, defaultRegistry, name string) (string, error) {
-	m := Manager{Project: p, DefaultRegistry: defaultRegistry}
+	m := Manager{Scope: project.Scope{Project: p}, DefaultRegistry: defaultRegistry}
 	return m.Repository(name)
 }
 

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -71,27 +70,16 @@ var ErrNoRegistry = errors.New("no registry")
 
 // Manager works on one project.
 type Manager struct {
-	Project  *project.Manifest
+	// Scope is the project, its targets and their owner and bounds, and
+	// the cache folders of its lock and records (project.Scope: what
+	// needs no registry).
+	project.Scope
 	Registry Registry
-	// Targets overrides the project's install targets (absolute paths);
-	// nil uses skills.yaml's targets under the project folder.
-	Targets []string
 	// Log receives progress lines; nil discards.
 	Log io.Writer
 	// DefaultRegistry is the registry prefix for skills when skills.yaml
 	// names none (the CLI takes it from SKILLPM_REGISTRY).
 	DefaultRegistry string
-	// Owner tells install records of this run from those of another
-	// that shares a target folder: "user" for the user scope (-g),
-	// "project" (the default) otherwise. A project at $HOME and the user
-	// scope share ~/.claude/skills; neither removes the other's skills.
-	Owner string
-	// Root is the folder targets must resolve into, through any symlink:
-	// "" is the project folder; the user scope sets the home folder.
-	Root string
-	// AllowOutside lists further absolute folders targets may resolve
-	// into (the user config's allow_target_outside).
-	AllowOutside []string
 	// AfterSwap is passed to install.Options (a test hook); nil does
 	// nothing.
 	AfterSwap func(n int)
@@ -114,14 +102,6 @@ type Manager struct {
 	// manifests they pin (checked.go), so that a warm run does not read
 	// them again; "" checks every entry every run.
 	CheckedDir string
-	// LockMemoDir, when set, is a folder of the user's cache where
-	// ReadLock keeps decoded locks under the digest of their bytes
-	// (lockfile.ReadMemo); "" decodes the lock every run.
-	LockMemoDir string
-	// RecordMemoDir, when set, is a folder of the user's cache where the
-	// targets' install records are remembered by the digest of their
-	// bytes (install.Options.RecordMemo); "" decodes them every run.
-	RecordMemoDir string
 
 	packed sync.Map // lock entry -> *source.Packed, checked once per run
 }
@@ -133,41 +113,6 @@ type Trust interface {
 	// identity, "" when the policy asks for none. An error denies the
 	// whole install.
 	Check(ctx context.Context, s lockfile.Skill, repo string) (signer string, err error)
-}
-
-func (m *Manager) owner() string {
-	if m.Owner == "" {
-		return "project"
-	}
-	return m.Owner
-}
-
-// StatusOwner is the owner Status should filter on.
-func (m *Manager) StatusOwner() string { return m.owner() }
-
-// LockPath returns the project's skills.lock path.
-func (m *Manager) LockPath() string { return filepath.Join(m.Project.Dir(), lockfile.FileName) }
-
-// Bounds say where the targets may resolve to, for install.Sync and
-// install.Status.
-func (m *Manager) Bounds() install.Bounds {
-	root := m.Root
-	if root == "" {
-		root = m.Project.Dir()
-	}
-	return install.Bounds{Root: root, Allow: m.AllowOutside}
-}
-
-// TargetDirs returns the absolute install targets.
-func (m *Manager) TargetDirs() []string {
-	if m.Targets != nil {
-		return m.Targets
-	}
-	var out []string
-	for _, t := range m.Project.InstallTargets() {
-		out = append(out, filepath.Join(m.Project.Dir(), t))
-	}
-	return out
 }
 
 // Repository returns the repository a skill resolves from, as the lock
@@ -185,20 +130,6 @@ func (m *Manager) Repository(name string) (string, error) {
 		return "", fmt.Errorf("%w for %s: set 'registry:' in %s (for example oci:./registry or ghcr.io/acme/skills), or SKILLPM_REGISTRY", ErrNoRegistry, name, m.Project.Path())
 	}
 	return strings.TrimRight(r, "/") + "/" + name, nil
-}
-
-// ReadLock reads the project's lock; a missing lock returns nil, nil.
-func (m *Manager) ReadLock() (*lockfile.File, error) {
-	l, err := lockfile.ReadMemo(m.LockPath(), m.LockMemoDir)
-	if errors.Is(err, lockfile.ErrNotFound) {
-		return nil, nil
-	}
-	return l, err
-}
-
-// Fresh reports whether lock was resolved from the current skills.yaml.
-func (m *Manager) Fresh(lock *lockfile.File) bool {
-	return lock != nil && lock.Inputs == m.Project.InputsDigest()
 }
 
 // ResolveOptions tune Resolve.
@@ -461,14 +392,11 @@ func (m *Manager) SyncLock(ctx context.Context, lock *lockfile.File, opts SyncOp
 	if whole != "" && !wholeOK && all {
 		memo.put(whole)
 	}
-	return install.Sync(ctx, lock, install.Options{
-		Targets: m.TargetDirs(), Source: absSource{m}, Force: opts.Force, DryRun: opts.DryRun, Log: m.Log,
-		Owner:      m.owner(),
-		Bounds:     m.Bounds(),
-		AfterSwap:  m.AfterSwap,
-		Vet:        m.vet(), // the trust policy's audit: rules (vet.go)
-		RecordMemo: m.RecordMemoDir,
-	})
+	o := m.TargetOptions()
+	o.Source, o.Force, o.DryRun, o.Log = absSource{m}, opts.Force, opts.DryRun, m.Log
+	o.AfterSwap = m.AfterSwap
+	o.Vet = m.vet() // the trust policy's audit: rules (vet.go)
+	return install.Sync(ctx, lock, o)
 }
 
 func (m *Manager) checkTrust(ctx context.Context, lock *lockfile.File) error {

@@ -82,7 +82,7 @@ func newManager(t *testing.T, yaml string) (*Manager, *memRegistry) {
 		"stats":  {"0.9.0": nil, "1.0.0": nil},
 		"legacy": {"1.0.0": {"slug@^2"}},
 	}}
-	return &Manager{Project: p, Registry: reg}, reg
+	return &Manager{Scope: project.Scope{Project: p}, Registry: reg}, reg
 }
 
 func versions(l *lockfile.File) string {

@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"github.com/Masterminds/semver/v3"
-	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/lockfile"
 )
 
@@ -18,36 +17,6 @@ import (
 // ErrNotInstalled is wrapped when a skill asked about is not in the
 // project's lock.
 var ErrNotInstalled = errors.New("skill not installed")
-
-// StatusResult is what Status found.
-type StatusResult struct {
-	// Lock is the project's skills.lock; nil when there is none.
-	Lock *lockfile.File
-	// Fresh reports whether Lock was resolved from the current
-	// skills.yaml (false without a lock).
-	Fresh bool
-	// Skills are the managed skills of every target with their state,
-	// as install.Status reports them: edited, missing, not installed,
-	// other than locked, or ok.
-	Skills []install.SkillStatus
-}
-
-// Status compares every target's managed skills with their install
-// records and with skills.lock. It reads no registry and writes nothing.
-func (m *Manager) Status(ctx context.Context) (*StatusResult, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	lock, err := m.ReadLock()
-	if err != nil {
-		return nil, err
-	}
-	st, err := install.StatusMemo(m.TargetDirs(), lock, m.StatusOwner(), m.Bounds(), m.RecordMemoDir)
-	if err != nil {
-		return nil, err
-	}
-	return &StatusResult{Lock: lock, Fresh: m.Fresh(lock), Skills: st}, nil
-}
 
 // WhyResult is why a skill is in the lock.
 type WhyResult struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 	"github.com/skillpm/skillpm/resolve"
 )
 
@@ -101,7 +102,7 @@ func (r *RegistrySource) Describe(ctx context.Context, repo, version string) (*R
 	if err != nil {
 		return nil, err
 	}
-	tag := registry.EscapeTag(version)
+	tag := ociref.EscapeTag(version)
 	desc, err := r.Client.Head(ctx, ref.WithTag(tag))
 	if err != nil {
 		if r.Cache != nil && errors.Is(err, registry.ErrNetwork) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -95,9 +96,9 @@ func PolicyName(repository string) string {
 	}
 	host, p := "", ""
 	if u, err := url.Parse(loc); err == nil && u.Scheme == "file" {
-		out := "file:" + strings.TrimSuffix(strings.TrimRight(u.Path, "/"), ".git")
+		out := "file:" + strings.TrimSuffix(path.Clean("/"+u.Path), ".git")
 		if sub != "" {
-			out += "/" + sub
+			out += "/" + cleanSub(sub)
 		}
 		return out
 	} else if err == nil && u.Host != "" {
@@ -109,12 +110,18 @@ func PolicyName(repository string) string {
 		}
 		p = path
 	}
-	p = strings.TrimSuffix(strings.Trim(p, "/"), ".git")
+	p = strings.TrimSuffix(strings.Trim(path.Clean("/"+p), "/"), ".git")
 	out := strings.ToLower(host) + "/" + p
 	if sub != "" {
-		out += "/" + sub
+		out += "/" + cleanSub(sub)
 	}
 	return strings.TrimSuffix(out, "/")
+}
+
+// cleanSub is a subfolder as a policy compares it: "a/./b/../c" is
+// "a/c", so that dot segments cannot make a name look like another.
+func cleanSub(sub string) string {
+	return strings.TrimPrefix(path.Clean("/"+sub), "/")
 }
 
 func (m *Manager) kind(e source.Entry) (source.Source, error) {

@@ -26,6 +26,12 @@ func TestPolicyName(t *testing.T) {
 		"git+file:///srv/mono//skills/a":                     "file:/srv/mono/skills/a",
 		"wellknown+https://example.com/docs":                 "example.com/docs",
 		"local:skills/dev":                                   "local:skills/dev",
+		// Dot segments are resolved: a name cannot pose under a prefix
+		// it is not under.
+		"git+file:///srv/trusted/../other/r.git//a":         "file:/srv/other/r/a",
+		"git+https://github.com/acme/../evil/skills.git":    "github.com/evil/skills",
+		"git+https://github.com/acme/skills.git//a/../../x": "github.com/acme/skills/x",
+		"git+https://github.com/acme/./skills.git//./pdf":   "github.com/acme/skills/pdf",
 	} {
 		if got := PolicyName(repo); got != want {
 			t.Errorf("PolicyName(%q) = %q; want %q", repo, got, want)
@@ -71,7 +77,7 @@ func sourcedProject(t *testing.T, yaml string) *Manager {
 	}
 	cache := t.TempDir()
 	gc := &git.Client{CacheDir: filepath.Join(cache, "git"), Env: []string{"GIT_CONFIG_GLOBAL=/dev/null"}}
-	return &Manager{Project: p, Registry: &memRegistry{skills: map[string]map[string][]string{}},
+	return &Manager{Scope: project.Scope{Project: p}, Registry: &memRegistry{skills: map[string]map[string][]string{}},
 		// The test repositories live in other temporary folders than the
 		// project: allowed as a user's allow_local_git would.
 		Sources: map[string]source.Source{project.KindGit: &git.Kind{Client: gc, LocalRoots: []string{os.TempDir()}}, project.KindLocal: &local.Kind{}},

@@ -102,7 +102,7 @@ func (m *Manager) Verify(ctx context.Context, lock *lockfile.File, opts VerifyOp
 		}
 		r.Fail(verify.StatusTampered, "skills.lock: %s (re-resolve it from skills.yaml: rm skills.lock && skillpm install)", p.Reason)
 	}
-	states, err := install.StatusMemo(m.TargetDirs(), lock, m.StatusOwner(), m.Bounds(), m.RecordMemoDir)
+	states, err := install.StatusMemo(m.TargetDirs(), lock, m.InstallOwner(), m.Bounds(), m.RecordMemoDir)
 	if err != nil {
 		return nil, err
 	}

@@ -26,8 +26,8 @@ import (
 	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/sandbox"
 	"github.com/skillpm/skillpm/skill"
-	"github.com/skillpm/skillpm/source/git"
-	"github.com/skillpm/skillpm/source/wellknown"
+	"github.com/skillpm/skillpm/source/giturl"
+	"github.com/skillpm/skillpm/source/wellknown/discovery"
 	"github.com/skillpm/skillpm/toolrun"
 	"gopkg.in/yaml.v3"
 )
@@ -87,13 +87,13 @@ type Tools struct {
 // registry), or a mapping naming one source:
 //
 //	{version, registry}         OCI
-//	{git, path, version | ref}  a git repository (source/git.Parse)
+//	{git, path, version | ref}  a git repository (source/giturl.Parse)
 //	{local}                     a folder inside the project
 //	{wellknown, version}        an origin's /.well-known/agent-skills index
 type Want struct {
 	Constraint string `json:"version"`
 	Registry   string `json:"registry,omitempty"`
-	// Git is the repository as written (any form git.Parse accepts).
+	// Git is the repository as written (any form giturl.Parse accepts).
 	Git string `json:"git,omitempty"`
 	// Path is the skill's folder inside the repository.
 	Path string `json:"path,omitempty"`
@@ -178,7 +178,7 @@ func (w Want) validate(ok map[string]bool) error {
 	}
 	switch w.Kind() {
 	case KindGit:
-		src, err := git.Parse(w.Git)
+		src, err := giturl.Parse(w.Git)
 		if err != nil {
 			return fmt.Errorf("git: %w; write an https://, ssh://, git@host:path or file:// URL, or github.com/OWNER/REPO", err)
 		}
@@ -198,7 +198,7 @@ func (w Want) validate(ok map[string]bool) error {
 			return errors.New("has both version and ref: a version constraint picks among semver tags, a ref names one branch, tag or commit; keep one")
 		}
 		if w.Ref != "" {
-			if _, err := git.Parse("file:///x#" + w.Ref); err != nil || strings.HasPrefix(w.Ref, "-") {
+			if _, err := giturl.Parse("file:///x#" + w.Ref); err != nil || strings.HasPrefix(w.Ref, "-") {
 				return fmt.Errorf("ref %q is not a valid git ref", w.Ref)
 			}
 		}
@@ -208,7 +208,7 @@ func (w Want) validate(ok map[string]bool) error {
 			}
 		}
 	case KindWellKnown:
-		u, err := wellknown.ParseOrigin(w.WellKnown)
+		u, err := discovery.ParseOrigin(w.WellKnown)
 		if err != nil {
 			return fmt.Errorf("wellknown: %w", err)
 		}
@@ -258,9 +258,9 @@ func dotSegment(p string) bool {
 }
 
 // GitSource returns the repository, folder and ref w names (Kind
-// KindGit), as git.Parse reads them.
-func (w Want) GitSource() git.Source {
-	src, _ := git.Parse(w.Git)
+// KindGit), as giturl.Parse reads them.
+func (w Want) GitSource() giturl.Source {
+	src, _ := giturl.Parse(w.Git)
 	if w.Path != "" {
 		src.Subdir = strings.Trim(path.Clean("/"+w.Path), "/")
 	}

@@ -8,6 +8,8 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
+
+	"github.com/skillpm/skillpm/registry/ociref"
 )
 
 // ErrNoCredentialStore is returned by Login and Logout on a Client
@@ -19,7 +21,7 @@ var ErrNoCredentialStore = errors.New("no credential store configured")
 // config file or its credential helper), as "docker login" and "oras
 // login" do.
 func (c *Client) Login(ctx context.Context, host, username, password string) error {
-	host = CanonicalHost(host) // as references store it, so the credentials are found
+	host = ociref.CanonicalHost(host) // as references store it, so the credentials are found
 	if c.opts.Credentials == nil {
 		return ErrNoCredentialStore
 	}
@@ -43,7 +45,7 @@ func (c *Client) Login(ctx context.Context, host, username, password string) err
 
 // Logout removes the stored credentials for host.
 func (c *Client) Logout(ctx context.Context, host string) error {
-	host = CanonicalHost(host)
+	host = ociref.CanonicalHost(host)
 	if c.opts.Credentials == nil {
 		return ErrNoCredentialStore
 	}

@@ -20,6 +20,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/retry"
 
 	"github.com/skillpm/skillpm/internal/httpbound"
+	"github.com/skillpm/skillpm/registry/ociref"
 )
 
 // Options configure a Client. The zero value reaches registries over
@@ -62,8 +63,8 @@ type Options struct {
 	// Progress, when set, is told how far each content layer download
 	// has got.
 	Progress func(Progress)
-	// Mirrors redirect reads of upstream prefixes (see Mirror).
-	Mirrors []Mirror
+	// Mirrors redirect reads of upstream prefixes (see ociref.Mirror).
+	Mirrors []ociref.Mirror
 }
 
 // Progress reports a download.
@@ -118,8 +119,8 @@ func (c *Client) plainHTTP(host string) bool {
 	if c.opts.PlainHTTP {
 		return true
 	}
-	host = CanonicalHost(host)
-	return slices.ContainsFunc(c.opts.PlainHTTPHosts, func(h string) bool { return CanonicalHost(h) == host })
+	host = ociref.CanonicalHost(host)
+	return slices.ContainsFunc(c.opts.PlainHTTPHosts, func(h string) bool { return ociref.CanonicalHost(h) == host })
 }
 
 // target is what the client needs of a repository: a registry's, or an

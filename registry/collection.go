@@ -15,6 +15,7 @@ import (
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 
+	"github.com/skillpm/skillpm/registry/ociref"
 	"github.com/skillpm/skillpm/skill"
 )
 
@@ -211,7 +212,7 @@ func parseCollection(ref Reference, m *manifestOrIndex) (*Collection, error) {
 			return nil, fmt.Errorf("%w: the skill %q is listed twice", ErrNotSkill, mb.Name)
 		}
 		seen[mb.Name] = true
-		if _, ok := VersionFromTag(EscapeTag(mb.Version)); !ok {
+		if _, ok := ociref.VersionFromTag(ociref.EscapeTag(mb.Version)); !ok {
 			return nil, fmt.Errorf("%w: entry %s has version %q, which is not semver", ErrNotSkill, mb.Name, mb.Version)
 		}
 		if err := d.Digest.Validate(); err != nil || d.Digest.Algorithm() != digest.SHA256 {

@@ -10,6 +10,8 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry"
+
+	"github.com/skillpm/skillpm/registry/ociref"
 )
 
 // Versions lists the semver versions tagged in ref's repository, lowest
@@ -31,7 +33,7 @@ func (c *Client) versions(ctx context.Context, t target) ([]*semver.Version, err
 	var vs []*semver.Version
 	err := t.Tags(ctx, "", func(tags []string) error {
 		for _, tag := range tags {
-			if v, ok := VersionFromTag(tag); ok {
+			if v, ok := ociref.VersionFromTag(tag); ok {
 				vs = append(vs, v)
 			}
 		}
@@ -59,7 +61,7 @@ func (c *Client) pickTag(ctx context.Context, t target, ref Reference) (string, 
 	for i := len(vs) - 1; i >= 0; i-- {
 		v := vs[i]
 		if (cons == nil && v.Prerelease() == "") || (cons != nil && cons.Check(v)) {
-			return EscapeTag(v.Original()), nil
+			return ociref.EscapeTag(v.Original()), nil
 		}
 	}
 	if cons == nil {

@@ -10,6 +10,8 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
+
+	"github.com/skillpm/skillpm/registry/ociref"
 )
 
 // ErrNotVetted: a repository under a vetted mirror scope is not (or not
@@ -17,55 +19,20 @@ import (
 // to the upstream registry.
 var ErrNotVetted = errors.New("not in the vetted mirror")
 
-// Mirror sends reads of the repositories under an upstream prefix to
-// other locations first, in the style of containerd's hosts.toml: the
-// lock keeps naming the upstream repository, and the client rewrites it
-// at fetch time. Mirrors preserve manifest digests, so digest-pinned
-// locks resolve the same bytes.
-type Mirror struct {
-	// Prefix is the upstream registry prefix, "ghcr.io/acme/skills".
-	Prefix string `yaml:"prefix" json:"prefix"`
-	// Locations are tried in order: registry prefixes
-	// ("registry.internal/acme-skills") or folders of OCI layouts
-	// ("oci:/srv/skills"); the path below Prefix is appended.
-	Locations []string `yaml:"mirrors" json:"mirrors"`
-	// Vetted makes the scope fail closed: when no mirror has what is
-	// asked for, the read fails with ErrNotVetted instead of falling
-	// through to the upstream registry.
-	Vetted bool `yaml:"vetted" json:"vetted"`
-}
-
-// Validate checks that m has a prefix, at least one parseable location.
-func (m Mirror) Validate() error {
-	p := CanonicalPrefix(m.Prefix)
-	if strings.HasPrefix(p, LayoutPrefix) || strings.HasPrefix(p, "/") || p == "" || !strings.ContainsAny(p, "/.:") {
-		return fmt.Errorf("mirror prefix %q: want a registry prefix such as ghcr.io/acme/skills", m.Prefix)
-	}
-	if len(m.Locations) == 0 {
-		return fmt.Errorf("mirror %s: no mirrors listed", m.Prefix)
-	}
-	for _, l := range m.Locations {
-		if _, err := ParseReference(strings.TrimRight(l, "/") + "/x"); err != nil {
-			return fmt.Errorf("mirror %s: location %q: %v", m.Prefix, l, err)
-		}
-	}
-	return nil
-}
-
 // MirrorsFor returns the repositories ref's repository is read from, in
 // order, and whether the scope is vetted. It returns nil for a layout
 // or a repository that no mirror covers. Prefixes and ref are compared
-// as CanonicalPrefix writes them, as trust policy prefixes are, so no
+// as ociref.CanonicalPrefix writes them, as trust policy prefixes are, so no
 // spelling of the upstream host slips past a vetted scope. The longest
 // matching prefix wins.
-func MirrorsFor(mirrors []Mirror, ref Reference) ([]Reference, bool) {
+func MirrorsFor(mirrors []ociref.Mirror, ref Reference) ([]Reference, bool) {
 	if ref.IsLayout() {
 		return nil, false
 	}
-	repo := CanonicalPrefix(ref.Registry + "/" + ref.Repository)
+	repo := ociref.CanonicalPrefix(ref.Registry + "/" + ref.Repository)
 	best, bestPrefix := -1, ""
 	for i, m := range mirrors {
-		p := CanonicalPrefix(m.Prefix)
+		p := ociref.CanonicalPrefix(m.Prefix)
 		if (repo == p || strings.HasPrefix(repo, p+"/")) && (best < 0 || len(p) > len(bestPrefix)) {
 			best, bestPrefix = i, p
 		}
@@ -222,8 +189,8 @@ func (c *Client) WithoutMirrors() *Client {
 
 // WithMirrors returns a client like c that also reads through ms, which
 // take precedence over c's own mirrors for the same prefix.
-func (c *Client) WithMirrors(ms []Mirror) *Client {
+func (c *Client) WithMirrors(ms []ociref.Mirror) *Client {
 	c2 := *c
-	c2.opts.Mirrors = append(append([]Mirror(nil), ms...), c.opts.Mirrors...)
+	c2.opts.Mirrors = append(append([]ociref.Mirror(nil), ms...), c.opts.Mirrors...)
 	return &c2
 }

@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/registry/ociref"
 )
 
 func TestMirrorsFor(t *testing.T) {
-	mirrors := []Mirror{
+	mirrors := []ociref.Mirror{
 		{Prefix: "ghcr.io/acme/skills", Locations: []string{"registry.internal/acme", "oci:/srv/skills"}, Vetted: true},
 		{Prefix: "ghcr.io/acme/skills/beta", Locations: []string{"beta.internal/x"}},
 	}
@@ -56,7 +58,7 @@ func TestMirrorsForSpellings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			refs, vetted := MirrorsFor([]Mirror{{Prefix: prefix, Locations: []string{"mirror.internal/vetted/"}, Vetted: true}}, ref)
+			refs, vetted := MirrorsFor([]ociref.Mirror{{Prefix: prefix, Locations: []string{"mirror.internal/vetted/"}, Vetted: true}}, ref)
 			if len(refs) != 1 || refs[0].String() != "mirror.internal/vetted/pdf:1.0.0" || !vetted {
 				t.Errorf("prefix %q, ref %q: got %v vetted=%v; want [mirror.internal/vetted/pdf:1.0.0] vetted=true", prefix, in, refs, vetted)
 			}
@@ -75,38 +77,18 @@ func TestMirrorsForSpellings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if refs, vetted := MirrorsFor([]Mirror{{Prefix: tc.prefix, Locations: []string{"oci:/srv"}, Vetted: true}}, ref); len(refs) != 1 || !vetted {
+		if refs, vetted := MirrorsFor([]ociref.Mirror{{Prefix: tc.prefix, Locations: []string{"oci:/srv"}, Vetted: true}}, ref); len(refs) != 1 || !vetted {
 			t.Errorf("prefix %q does not cover %q: got %v vetted=%v", tc.prefix, tc.ref, refs, vetted)
 		}
 	}
 	// A longer prefix wins however the two are spelled.
 	ref, _ := ParseReference("ghcr.io/acme/skills/pdf")
-	refs, _ := MirrorsFor([]Mirror{
+	refs, _ := MirrorsFor([]ociref.Mirror{
 		{Prefix: "GHCR.IO/acme/skills/", Locations: []string{"long.internal/x"}},
 		{Prefix: "ghcr.io:443/acme", Locations: []string{"short.internal/x"}},
 	}, ref)
 	if len(refs) != 1 || refs[0].Repo() != "long.internal/x/pdf" {
 		t.Errorf("longest prefix: got %v; want long.internal/x/pdf", refs)
-	}
-}
-
-func TestMirrorValidate(t *testing.T) {
-	for _, tc := range []struct {
-		m  Mirror
-		ok bool
-	}{
-		{Mirror{Prefix: "ghcr.io/acme", Locations: []string{"oci:/srv"}}, true},
-		{Mirror{Prefix: "ghcr.io/acme"}, false},
-		{Mirror{Prefix: "oci:/x", Locations: []string{"oci:/srv"}}, false},
-		{Mirror{Prefix: "ghcr.io/acme", Locations: []string{"UPPER/x:"}}, false},
-		{Mirror{Prefix: "https://ghcr.io/acme/", Locations: []string{"oci:/srv"}}, true},
-		{Mirror{Prefix: "/acme/skills", Locations: []string{"oci:/srv"}}, false},
-		{Mirror{Prefix: "https://localhost", Locations: []string{"oci:/srv"}}, false},
-		{Mirror{Prefix: "*", Locations: []string{"oci:/srv"}}, false},
-	} {
-		if got := tc.m.Validate() == nil; got != tc.ok {
-			t.Errorf("Validate(%+v): got ok=%v, want %v", tc.m, got, tc.ok)
-		}
 	}
 }
 
@@ -127,7 +109,7 @@ func TestMirrorReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The upstream host does not exist: any request to it fails.
-	c := NewClient(Options{Mirrors: []Mirror{{Prefix: "upstream.invalid/acme", Locations: []string{"oci:" + mirrorDir}, Vetted: true}}})
+	c := NewClient(Options{Mirrors: []ociref.Mirror{{Prefix: "upstream.invalid/acme", Locations: []string{"oci:" + mirrorDir}, Vetted: true}}})
 	ref, _ := ParseReference("upstream.invalid/acme/pdf@" + pkg.Manifest.Digest.String())
 	res, err := c.Resolve(bg, ref)
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/skillpm/skillpm/registry/ociref"
 )
 
 // PublishOptions control Publish.
@@ -31,7 +33,7 @@ type Published struct {
 func (c *Client) Publish(ctx context.Context, p *Package, repo Reference, opts PublishOptions) (*Published, error) {
 	tag := opts.Tag
 	if tag == "" {
-		tag = EscapeTag(p.Version)
+		tag = ociref.EscapeTag(p.Version)
 	}
 	if tag == "" {
 		return nil, fmt.Errorf("publish %s: the skill has no version; set version in SKILL.md or pass one", p.Name)

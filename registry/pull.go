@@ -17,6 +17,7 @@ import (
 	"oras.land/oras-go/v2/errdef"
 
 	"github.com/skillpm/skillpm/internal/httpbound"
+	"github.com/skillpm/skillpm/registry/ociref"
 	"github.com/skillpm/skillpm/skill"
 )
 
@@ -59,7 +60,7 @@ func (r *Resolved) Version() string {
 	if v := r.Layout.Annotations[ocispec.AnnotationVersion]; v != "" {
 		return v
 	}
-	if v, ok := VersionFromTag(r.Ref.Tag); ok {
+	if v, ok := ociref.VersionFromTag(r.Ref.Tag); ok {
 		return v.Original()
 	}
 	return ""

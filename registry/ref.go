@@ -1,22 +1,15 @@
 package registry
 
 import (
-	"fmt"
-	"path/filepath"
-	"strings"
-
-	"github.com/Masterminds/semver/v3"
 	"github.com/opencontainers/go-digest"
-	orasregistry "oras.land/oras-go/v2/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 )
-
-// LayoutPrefix starts a reference to a local OCI image layout folder.
-const LayoutPrefix = "oci:"
 
 // Reference names a skill repository and, optionally, one artifact in it.
 // It is written as oras and helm write references,
 // "registry.example.com/org/skills/pdf[:TAG|@sha256:…|@RANGE]", or as
-// "oci:PATH[:TAG|@sha256:…|@RANGE]" for an OCI image layout folder.
+// "oci:PATH[:TAG|@sha256:…|@RANGE]" for an OCI image layout folder
+// (package ociref holds the syntax).
 type Reference struct {
 	// Layout is the folder of an OCI image layout; empty for a registry.
 	Layout string
@@ -33,134 +26,15 @@ type Reference struct {
 	Range string
 }
 
-// ParseReference parses a registry or layout reference. The registry
-// host is stored as CanonicalHost returns it. A tag that is a
-// semver version with build metadata may be written with "+"; it is
-// stored as the "_" tag (Helm's rule). After "@", a value of the form
-// ALGORITHM:HEX is a digest and anything else a semver range.
+// ParseReference parses a registry or layout reference as
+// ociref.Parse reads it.
 func ParseReference(s string) (Reference, error) {
-	if s == "" {
-		return Reference{}, fmt.Errorf("empty reference")
+	r, err := ociref.Parse(s)
+	if err != nil {
+		return Reference{}, err
 	}
-	var r Reference
-	rest := s
-	if i := strings.LastIndex(rest, "@"); i >= 0 {
-		at := rest[i+1:]
-		rest = rest[:i]
-		if strings.Contains(at, ":") && !strings.ContainsAny(at, " <>=^~") {
-			d, err := digest.Parse(at)
-			if err != nil {
-				return Reference{}, fmt.Errorf("reference %q: invalid digest %q: %v", s, at, err)
-			}
-			r.Digest = d
-		} else {
-			if _, err := semver.NewConstraint(at); err != nil {
-				return Reference{}, fmt.Errorf("reference %q: invalid version range %q: %v", s, at, err)
-			}
-			r.Range = at
-		}
-	}
-	if layout, ok := strings.CutPrefix(rest, LayoutPrefix); ok {
-		path, tag := splitTag(layout)
-		if path == "" {
-			return Reference{}, fmt.Errorf("reference %q: missing layout path after %q", s, LayoutPrefix)
-		}
-		r.Layout, r.Tag = filepath.Clean(path), EscapeTag(tag)
-		return r, r.validTag(s)
-	}
-	repo, tag := splitTag(rest)
-	host, path, ok := strings.Cut(repo, "/")
-	if !ok || host == "" || path == "" {
-		return Reference{}, fmt.Errorf("reference %q: want REGISTRY/REPOSITORY (e.g. ghcr.io/org/skills/pdf) or oci:PATH", s)
-	}
-	host = CanonicalHost(host)
-	r.Registry, r.Repository, r.Tag = host, path, EscapeTag(tag)
-	check := orasregistry.Reference{Registry: host, Repository: path}
-	if err := check.Validate(); err != nil {
-		return Reference{}, fmt.Errorf("reference %q: %w", s, err)
-	}
-	return r, r.validTag(s)
-}
-
-// CanonicalHost returns a registry host[:port] as skillpm stores and
-// compares it: lower-case (host names are case-insensitive), without a
-// trailing dot (the DNS root) or the default HTTPS port, and with Docker
-// Hub's aliases ("index.docker.io", "registry-1.docker.io") written
-// "docker.io", so "GHCR.IO", "ghcr.io.:443" and "ghcr.io" are one
-// registry to a trust policy and a mirror as they are to the network.
-// Other names for one machine ("localhost" and "127.0.0.1") stay apart:
-// nothing but DNS says they are the same registry.
-func CanonicalHost(host string) string {
-	h := strings.ToLower(strings.TrimSpace(host))
-	name, port := h, ""
-	if i := strings.LastIndex(h, ":"); i >= 0 && !strings.Contains(h[i:], "]") {
-		name, port = h[:i], h[i:]
-	}
-	if port == ":443" {
-		port = ""
-	}
-	name = strings.TrimSuffix(name, ".")
-	if name == "index.docker.io" || name == "registry-1.docker.io" {
-		name = "docker.io" // oras-go dials docker.io at registry-1.docker.io
-	}
-	return name + port
-}
-
-// CanonicalPrefix returns a repository prefix as skillpm compares them,
-// the one rule for trust policy prefixes, mirror prefixes and the
-// repositories matched against them. A registry prefix ("ghcr.io",
-// "ghcr.io/acme/skills") loses any http:// or https:// scheme, empty
-// path segments and trailing slashes, has its host written as
-// CanonicalHost does and its path in lower case (OCI repository names
-// are lower-case, so an upper-case prefix could match nothing); an
-// "oci:PATH" prefix has its path cleaned; "*" stays "*". So
-// "https://GHCR.IO:443/acme/skills/" and "ghcr.io/acme/skills" are one
-// prefix, and "oci:./registry/" and "oci:registry" another.
-func CanonicalPrefix(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "*" {
-		return s
-	}
-	if rest, ok := strings.CutPrefix(s, LayoutPrefix); ok {
-		return LayoutPrefix + filepath.ToSlash(filepath.Clean(rest))
-	}
-	for _, scheme := range []string{"https://", "http://"} {
-		if len(s) >= len(scheme) && strings.EqualFold(s[:len(scheme)], scheme) {
-			s = s[len(scheme):]
-			break
-		}
-	}
-	host, path, _ := strings.Cut(s, "/")
-	out := CanonicalHost(host)
-	for seg := range strings.SplitSeq(path, "/") {
-		if seg != "" {
-			out += "/" + strings.ToLower(seg)
-		}
-	}
-	return out
-}
-
-// splitTag splits "repo:tag" at a colon after the last slash.
-func splitTag(s string) (repo, tag string) {
-	i := strings.LastIndex(s, ":")
-	if i < 0 || i < strings.LastIndex(s, "/") {
-		return s, ""
-	}
-	return s[:i], s[i+1:]
-}
-
-func (r Reference) validTag(s string) error {
-	if r.Tag == "" {
-		return nil
-	}
-	check := orasregistry.Reference{Registry: "x", Repository: "x", Reference: r.Tag}
-	if err := check.ValidateReferenceAsTag(); err != nil {
-		return fmt.Errorf("reference %q: invalid tag %q", s, r.Tag)
-	}
-	if r.Range != "" {
-		return fmt.Errorf("reference %q: give a tag or a range, not both", s)
-	}
-	return nil
+	return Reference{Layout: r.Layout, Registry: r.Registry, Repository: r.Repository,
+		Tag: r.Tag, Digest: digest.Digest(r.Digest), Range: r.Range}, nil
 }
 
 // IsLayout reports whether r names an OCI image layout folder.
@@ -169,7 +43,7 @@ func (r Reference) IsLayout() bool { return r.Layout != "" }
 // Repo returns the repository without tag, digest or range.
 func (r Reference) Repo() string {
 	if r.IsLayout() {
-		return LayoutPrefix + r.Layout
+		return ociref.LayoutPrefix + r.Layout
 	}
 	return r.Registry + "/" + r.Repository
 }
@@ -177,7 +51,7 @@ func (r Reference) Repo() string {
 // WithTag returns r naming tag (escaped) instead of any tag, digest or
 // range.
 func (r Reference) WithTag(tag string) Reference {
-	r.Tag, r.Digest, r.Range = EscapeTag(tag), "", ""
+	r.Tag, r.Digest, r.Range = ociref.EscapeTag(tag), "", ""
 	return r
 }
 
@@ -200,23 +74,4 @@ func (r Reference) String() string {
 		s += "@" + r.Range
 	}
 	return s
-}
-
-// EscapeTag writes a version as a tag: "+" (not allowed in OCI tags)
-// becomes "_", as Helm does.
-func EscapeTag(version string) string { return strings.ReplaceAll(version, "+", "_") }
-
-// VersionFromTag returns the semver version a tag stands for, turning
-// "_" back into "+". It reports false for tags that are not strict
-// semver ("latest", "v1", "sha256-….sig" and other signature or
-// attestation tags).
-func VersionFromTag(tag string) (*semver.Version, bool) {
-	if strings.HasPrefix(tag, "sha256-") || strings.HasSuffix(tag, ".sig") || strings.HasSuffix(tag, ".att") {
-		return nil, false
-	}
-	v, err := semver.StrictNewVersion(strings.ReplaceAll(tag, "_", "+"))
-	if err != nil {
-		return nil, false
-	}
-	return v, true
 }

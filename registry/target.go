@@ -12,6 +12,8 @@ import (
 
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/registry/remote"
+
+	"github.com/skillpm/skillpm/registry/ociref"
 )
 
 // Target is one repository as oras-go copies it: a registry's or an
@@ -97,7 +99,7 @@ func layoutRepositories(dir string) ([]string, error) {
 		return nil
 	})
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s%s: %w", LayoutPrefix, dir, ErrNotFound)
+		return nil, fmt.Errorf("%s%s: %w", ociref.LayoutPrefix, dir, ErrNotFound)
 	}
 	sort.Strings(out)
 	return out, err

@@ -24,7 +24,7 @@ type Entry struct {
 	Name string
 	// Kind is "git", "local" or "wellknown" (project.Kind*).
 	Kind string
-	// Location is where the kind reads from: a git URL as git.Parse
+	// Location is where the kind reads from: a git URL as giturl.Parse
 	// makes it, an absolute folder, an https origin.
 	Location string
 	// Path is the folder inside the location ("" for its root).

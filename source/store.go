@@ -13,6 +13,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 	"github.com/skillpm/skillpm/skill"
 )
 
@@ -54,23 +55,34 @@ func (s *Store) dir(e Entry, pin lockfile.Source, tag string) string {
 // Cached returns what the cache holds for e at pin packed as version, or
 // nil when it holds nothing (which needs Pack, and the source).
 func (s *Store) Cached(ctx context.Context, e Entry, pin lockfile.Source, version string) (*Packed, error) {
-	for _, tag := range []string{"v" + registry.EscapeTag(version), unversioned} {
+	for _, tag := range []string{"v" + ociref.EscapeTag(version), unversioned} {
 		p, err := s.read(ctx, s.dir(e, pin, tag), pin)
 		if err != nil {
 			return nil, err
 		}
 		if p != nil && p.Version == version {
-			return p, nil
+			return named(e, p, nil)
 		}
 	}
 	return nil, nil
+}
+
+// named returns p when it holds the skill e names. The cache is keyed by
+// where a skill comes from, not by the name skills.yaml gives it, so two
+// entries naming one folder share one packed copy: the second gets the
+// error a fresh pack would give it.
+func named(e Entry, p *Packed, err error) (*Packed, error) {
+	if err != nil || p == nil || p.Name == e.Name {
+		return p, err
+	}
+	return nil, fmt.Errorf("%s: %s holds the skill %q, not %q: %w; name the entry %s in skills.yaml, or point it at the right folder", e.Name, display(e), p.Name, e.Name, ErrNotSkill, p.Name)
 }
 
 func (s *Store) read(ctx context.Context, dir string, pin lockfile.Source) (*Packed, error) {
 	if _, err := os.Stat(filepath.Join(dir, "index.json")); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	ref, err := registry.ParseReference(registry.LayoutPrefix + dir + ":skill")
+	ref, err := registry.ParseReference(ociref.LayoutPrefix + dir + ":skill")
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +90,7 @@ func (s *Store) read(ctx context.Context, dir string, pin lockfile.Source) (*Pac
 	if err != nil {
 		return nil, fmt.Errorf("read the packed copy in %s: %w (remove that folder to repack it)", dir, err)
 	}
-	p := &Packed{Layout: registry.LayoutPrefix + dir, Manifest: res.Ref.Digest.String(), Name: res.Name(), Version: res.Version(), Pin: pin}
+	p := &Packed{Layout: ociref.LayoutPrefix + dir, Manifest: res.Ref.Digest.String(), Name: res.Name(), Version: res.Version(), Pin: pin}
 	if len(res.Layout.Layers) > 0 {
 		p.Content = res.Layout.Layers[0].Digest.String()
 	}
@@ -98,11 +110,11 @@ func (s *Store) read(ctx context.Context, dir string, pin lockfile.Source) (*Pac
 func (s *Store) Pack(ctx context.Context, src Source, e Entry, c Candidate) (*Packed, error) {
 	tag := unversioned
 	if c.Version != nil {
-		tag = "v" + registry.EscapeTag(c.Version.Original())
+		tag = "v" + ociref.EscapeTag(c.Version.Original())
 	}
 	dir := s.dir(e, c.Pin, tag)
 	if p, err := s.read(ctx, dir, c.Pin); err != nil || p != nil {
-		return p, err
+		return named(e, p, err)
 	}
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, err
@@ -136,10 +148,10 @@ func (s *Store) Pack(ctx context.Context, src Source, e Entry, c Candidate) (*Pa
 	}
 	defer pkg.Close()
 	if pkg.Name != e.Name {
-		return nil, fmt.Errorf("%s: %s holds the skill %q, not %q: %w; name the entry %s in skills.yaml, or point it at the right folder", e.Name, display(e), pkg.Name, e.Name, ErrNotSkill, pkg.Name)
+		return named(e, &Packed{Name: pkg.Name}, nil)
 	}
 	layout := filepath.Join(tmp, "layout")
-	ref, err := registry.ParseReference(registry.LayoutPrefix + layout)
+	ref, err := registry.ParseReference(ociref.LayoutPrefix + layout)
 	if err != nil {
 		return nil, err
 	}
@@ -150,9 +162,10 @@ func (s *Store) Pack(ctx context.Context, src Source, e Entry, c Candidate) (*Pa
 		if _, serr := os.Stat(filepath.Join(dir, "index.json")); serr != nil {
 			return nil, fmt.Errorf("%s: cache the packed skill: %w", e.Name, err)
 		}
-		return s.read(ctx, dir, c.Pin) // another run packed it first
+		p, err := s.read(ctx, dir, c.Pin) // another run packed it first
+		return named(e, p, err)
 	}
-	p := &Packed{Layout: registry.LayoutPrefix + dir, Manifest: pkg.Manifest.Digest.String(), Content: pkg.Layer.Digest.String(),
+	p := &Packed{Layout: ociref.LayoutPrefix + dir, Manifest: pkg.Manifest.Digest.String(), Content: pkg.Layer.Digest.String(),
 		Name: pkg.Name, Version: pkg.Version, Pin: c.Pin}
 	for _, d := range pkg.Config.DependsOn {
 		p.DependsOn = append(p.DependsOn, d.String())

@@ -81,3 +81,29 @@ func TestStorePackRefusesAnotherSkill(t *testing.T) {
 		t.Errorf("Pack of a folder holding another skill = %v; want ErrNotSkill", err)
 	}
 }
+
+// Two skills.yaml entries naming one folder share its packed copy (the
+// cache is keyed by where a skill comes from); the entry whose name is
+// not the skill's is refused, whichever of the two packed first.
+func TestStoreSharedCopyKeepsNames(t *testing.T) {
+	ctx := context.Background()
+	dir := skillDir(t, "dev", "dev", "1.4.0")
+	right := source.Entry{Name: "dev", Kind: "local", Location: dir, Repository: "local:dev"}
+	wrong := right
+	wrong.Name = "other"
+	k := &local.Kind{}
+	cands, err := k.Versions(ctx, right)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newStore(t)
+	if _, err := s.Pack(ctx, k, right, cands[0]); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := s.Pack(ctx, k, wrong, cands[0]); !errors.Is(err, source.ErrNotSkill) {
+		t.Errorf("Pack for %q from the cached copy = %+v, %v; want ErrNotSkill", wrong.Name, p, err)
+	}
+	if p, err := s.Cached(ctx, wrong, cands[0].Pin, "1.4.0"); !errors.Is(err, source.ErrNotSkill) {
+		t.Errorf("Cached for %q = %+v, %v; want ErrNotSkill", wrong.Name, p, err)
+	}
+}

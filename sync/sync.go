@@ -23,6 +23,7 @@ import (
 
 	"github.com/skillpm/skillpm/internal/sigproto"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/verify"
 )
@@ -230,7 +231,7 @@ func selectedTags(ctx context.Context, src registry.Target, cfg *Config, repo st
 	var out []versionTag
 	err := src.Tags(ctx, "", func(tags []string) error {
 		for _, t := range tags {
-			if v, ok := registry.VersionFromTag(t); ok && cfg.Selected(repo, t, v) {
+			if v, ok := ociref.VersionFromTag(t); ok && cfg.Selected(repo, t, v) {
 				out = append(out, versionTag{t, v})
 			}
 		}

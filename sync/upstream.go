@@ -16,9 +16,12 @@ import (
 
 	"github.com/skillpm/skillpm/internal/lazyre"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/source/git"
+	"github.com/skillpm/skillpm/source/giturl"
 	"github.com/skillpm/skillpm/source/wellknown"
+	"github.com/skillpm/skillpm/source/wellknown/discovery"
 )
 
 // Upstream is where skills come from when they are not in a registry: a
@@ -59,6 +62,13 @@ type UpstreamVersion struct {
 
 	ref any // the implementation's own handle
 }
+
+// MaxUpstreamCommits bounds the tagged commits of a git upstream one
+// sync reads (limits.max_list_items when lower).
+const MaxUpstreamCommits = 1000
+
+// ErrTooMany: an upstream lists more versions than one sync reads.
+var ErrTooMany = errors.New("too many versions")
 
 // ErrNoVersion: an upstream skill has no version to publish it under.
 var ErrNoVersion = errors.New("no version")
@@ -221,7 +231,7 @@ func (r *runner) syncUpstreamVersion(ctx context.Context, stage string, m *dstRe
 		it.Reason = fmt.Sprintf("%s (%s cannot carry a sigstore signature: drop policy.signature for this upstream, or mirror a registry that signs)", ErrUnsigned, r.opts.Upstream)
 		return it
 	}
-	tag := registry.EscapeTag(v.Version.String())
+	tag := ociref.EscapeTag(v.Version.String())
 	p, err := registry.Pack(ctx, skillDir, registry.PackOptions{
 		Version: v.Version.String(), Source: v.Source, Revision: v.Revision, TempDir: dir,
 	})
@@ -230,7 +240,7 @@ func (r *runner) syncUpstreamVersion(ctx context.Context, stage string, m *dstRe
 		return it
 	}
 	defer p.Close()
-	layout, err := registry.ParseReference(registry.LayoutPrefix + filepath.Join(dir, "layout"))
+	layout, err := registry.ParseReference(ociref.LayoutPrefix + filepath.Join(dir, "layout"))
 	if err != nil {
 		return it.failed(err)
 	}
@@ -264,14 +274,14 @@ func rejected(err error) bool {
 //
 //	git+https://host/repo.git, https://host/repo.git, file:///srv/repo,
 //	ssh://…, git://…, git@host:repo, github.com/owner/repo[/folder]
-//	    a git repository (source/git.Parse; "git+" forces it);
+//	    a git repository (source/giturl.Parse; "git+" forces it);
 //	https://example.com[/path], wellknown+https://…
 //	    a well-known origin (any other https:// URL).
 //
 // gitc and wk are the clients the upstream will use.
 func ParseUpstream(from string, gitc *git.Client, wk *wellknown.Client) (Upstream, error) {
 	switch {
-	case strings.HasPrefix(from, registry.LayoutPrefix):
+	case strings.HasPrefix(from, ociref.LayoutPrefix):
 		return nil, nil
 	case strings.HasPrefix(from, "wellknown+"):
 		return wellKnownUpstream(strings.TrimPrefix(from, "wellknown+"), wk)
@@ -298,7 +308,7 @@ func ParseUpstream(from string, gitc *git.Client, wk *wellknown.Client) (Upstrea
 }
 
 // gitShortHosts are the hosts whose repositories are named without a
-// scheme (as source/git.Parse reads them); no registry lives there.
+// scheme (as source/giturl.Parse reads them); no registry lives there.
 var gitShortHosts = map[string]bool{"github.com": true, "gitlab.com": true, "bitbucket.org": true, "codeberg.org": true}
 
 // scpWithUser is git's user@host:path. Without the user it would read
@@ -316,7 +326,7 @@ func isGitURL(u *url.URL) bool {
 }
 
 func gitUpstream(s string, c *git.Client) (Upstream, error) {
-	src, err := git.Parse(s)
+	src, err := giturl.Parse(s)
 	if err != nil {
 		return nil, fmt.Errorf("%w: from: %w", ErrConfig, err)
 	}
@@ -324,7 +334,7 @@ func gitUpstream(s string, c *git.Client) (Upstream, error) {
 }
 
 func wellKnownUpstream(s string, c *wellknown.Client) (Upstream, error) {
-	u, err := wellknown.ParseOrigin(s)
+	u, err := discovery.ParseOrigin(s)
 	if err != nil {
 		return nil, fmt.Errorf("%w: from: %w", ErrConfig, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/skillpm/skillpm/source/git"
+	"github.com/skillpm/skillpm/source/giturl"
 )
 
 // GitUpstream is a git repository as an Upstream: the skills are the
@@ -23,12 +24,12 @@ import (
 // skill takes its SKILL.md's version.
 type GitUpstream struct {
 	Client *git.Client
-	Source git.Source
+	Source giturl.Source
 }
 
 // String is the repository (credentials redacted) and folder.
 func (u *GitUpstream) String() string {
-	s := git.Redact(u.Source.URL)
+	s := giturl.Redact(u.Source.URL)
 	if u.Source.Subdir != "" {
 		s += "//" + u.Source.Subdir
 	}
@@ -81,6 +82,15 @@ func (u *GitUpstream) Versions(ctx context.Context) ([]UpstreamVersion, error) {
 			return nil, fmt.Errorf("%s: %w: tag releases (v1.2.0, or pdf/v1.2.0 for one skill of several), or name a ref (%s#main)", u, ErrNoTags, u)
 		}
 	}
+	// Listing reads each tagged commit's tree (a fetch apiece): a
+	// repository may not make one sync read without end.
+	commits := map[string]bool{}
+	for _, t := range tags {
+		commits[t.ref.Commit] = true
+	}
+	if max := min(MaxUpstreamCommits, u.Client.Limits.WithDefaults().MaxListItems); len(commits) > max {
+		return nil, fmt.Errorf("%s: %w: %d tagged commits, more than the %d one sync reads; name one ref (%s#pdf/v1.2.0) or sync from a registry", u, ErrTooMany, len(commits), max, u)
+	}
 	// Prefixed tags first, so that they win over a plain tag.
 	sort.SliceStable(tags, func(i, j int) bool { return tags[i].prefix != "" && tags[j].prefix == "" })
 	dirsAt := map[string][]string{}
@@ -116,7 +126,7 @@ func (u *GitUpstream) Versions(ctx context.Context) ([]UpstreamVersion, error) {
 				continue
 			}
 			seen[key] = true
-			src := fmt.Sprintf("%s//%s@%s", git.Redact(u.Source.URL), d, t.ref.Commit)
+			src := fmt.Sprintf("%s//%s@%s", giturl.Redact(u.Source.URL), d, t.ref.Commit)
 			out = append(out, UpstreamVersion{
 				Name: name, Version: t.v, Tag: t.ref.Short(),
 				Source: src, Revision: t.ref.Commit,

@@ -115,6 +115,42 @@ func TestRunGitUpstream(t *testing.T) {
 	}
 }
 
+// A repository that tags more commits than one sync reads is refused
+// before any of them is fetched.
+func TestGitUpstreamTooManyTags(t *testing.T) {
+	repo := t.TempDir()
+	gitRun(t, repo, "init", "-q", "-b", "main")
+	writeSkill(t, filepath.Join(repo, "pdf"), "pdf", "", "")
+	for i := range 4 {
+		os.WriteFile(filepath.Join(repo, "pdf", "n.md"), []byte(strings.Repeat("x", i+1)), 0o644)
+		gitRun(t, repo, "add", ".")
+		gitRun(t, repo, "commit", "-qm", "c")
+		gitRun(t, repo, "tag", "v1.0."+string(rune('0'+i)))
+	}
+	gc := &git.Client{CacheDir: t.TempDir(), Limits: registry.Limits{MaxListItems: 3}}
+	up, err := ParseUpstream("file://"+repo, gc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := up.Versions(bg)
+	if !errors.Is(err, ErrTooMany) || !strings.Contains(err.Error(), "4 tagged commits, more than the 3") {
+		t.Fatalf("Versions() = %d versions, %v; want ErrTooMany naming 4 and 3", len(vs), err)
+	}
+	if entries, _ := os.ReadDir(gc.CacheDir); len(entries) > 0 {
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".git") {
+				if refs, _ := os.ReadDir(filepath.Join(gc.CacheDir, e.Name(), "refs", "skillpm")); len(refs) > 0 {
+					t.Errorf("%d commits were fetched before the refusal", len(refs))
+				}
+			}
+		}
+	}
+	gc.Limits.MaxListItems = 4
+	if vs, err := up.Versions(bg); err != nil || len(vs) != 4 {
+		t.Errorf("with max_list_items 4: Versions() = %d versions, %v; want 4", len(vs), err)
+	}
+}
+
 // A well-known origin's entries are mirrored at the index's versions (or
 // the frontmatter's), and a changed artifact is rejected by its digest.
 func TestRunWellKnownUpstream(t *testing.T) {

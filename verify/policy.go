@@ -13,7 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/skillpm/skillpm/internal/boundedfile"
-	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/registry/ociref"
 )
 
 // Requirements a rule can make.
@@ -212,7 +212,7 @@ func (p *Policy) validate(name string) error {
 	seen := map[string]bool{}
 	for i := range p.Rules {
 		r := &p.Rules[i]
-		r.Prefix = registry.CanonicalPrefix(r.Prefix)
+		r.Prefix = ociref.CanonicalPrefix(r.Prefix)
 		switch {
 		case r.Prefix == "":
 			return bad(r.line, "rule %d has no prefix (a registry, repository prefix, oci:PATH or \"*\")", i+1)
@@ -302,7 +302,7 @@ func (p *Policy) resolve(path string) string {
 // Rule returns the rule for repo (a repository as skills.lock writes
 // it), or nil when none matches.
 func (p *Policy) Rule(repo string) *Rule {
-	repo = registry.CanonicalPrefix(repo)
+	repo = ociref.CanonicalPrefix(repo)
 	var best *Rule
 	for i := range p.Rules {
 		r := &p.Rules[i]

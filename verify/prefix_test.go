@@ -2,7 +2,7 @@ package verify
 
 import "testing"
 
-// Policy prefixes are canonicalised by registry.CanonicalPrefix, the rule
+// Policy prefixes are canonicalised by ociref.CanonicalPrefix, the rule
 // mirrors use too: every spelling of a registry matches its repositories.
 func TestPolicyRuleSpellings(t *testing.T) {
 	p, err := ParsePolicy("", []byte(`version: 1

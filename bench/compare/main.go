@@ -60,7 +60,7 @@ func main() {
 	orasBin := flag.String("oras", "", "ORAS CLI binary (default: SKILLPM_ORAS_BIN or the scripts/test build)")
 	workDir := flag.String("dir", "", "`DIR` to work in (default: a new folder under the user cache folder)")
 	keep := flag.Bool("keep", false, "keep the work folder")
-	baseBin := flag.String("base", "", "with -cold or -only warm, a second skillpm binary measured in the same rounds (before/after)")
+	baseBin := flag.String("base", "", "with -cold or -only start,warm, a second skillpm binary measured in the same rounds (before/after)")
 	coldOnly := flag.Bool("cold", false, "measure only the floor and the cold installs (no process start, oras or warm rows; the large skill only with an explicit -big-mb); the same as -only cold")
 	only := flag.String("only", "", "run only these rows, comma-separated: start (process start), warm (warm installs and --version; no cold installs, floor or oras), cold (as -cold)")
 	flag.Parse()
@@ -103,9 +103,10 @@ func main() {
 	}
 	bin := filepath.Join(work, "bin")
 	if *skillpmBin == "" {
-		// skillpm finds its sigstore helper beside itself.
+		// skillpm finds the full CLI and its sigstore helper beside itself.
 		*skillpmBin = filepath.Join(bin, "skillpm")
 		build("./cmd/skillpm", *skillpmBin)
+		build("./cmd/skillpm-full", filepath.Join(bin, "skillpm-full"))
 		build("./cmd/skillpm-sigstore", filepath.Join(bin, "skillpm-sigstore"))
 	}
 	floorBin, helloBin, rusageBin := filepath.Join(bin, "floor"), filepath.Join(bin, "hello"), filepath.Join(bin, "rusage")
@@ -174,23 +175,33 @@ func startupRows(b *bench, rounds int) {
 	proj, home := filepath.Join(b.work, "start", "project"), filepath.Join(b.work, "start", "home")
 	check(writeStartFixtures(proj, home, 1000, 10000))
 	env := []string{"SKILLPM_HOME=" + home, "HOME=" + filepath.Join(b.work, "start"), "NO_COLOR=1"}
-	sp := func(args ...string) variant {
-		return variant{name: "skillpm " + strings.Join(args, " "), run: func() sample { return b.exec(proj, env, b.skillpm, args...) }}
+	cmds := []struct {
+		args   []string
+		note   string
+		target string
+	}{
+		{[]string{"--version"}, "", "target <= 2x"},
+		{[]string{"list"}, " (1,000 installed)", "target <= 3x"},
+		{[]string{"search", "pdf", "topic-42"}, " (10,000 indexed)", "target <= 3x"},
+		{[]string{"tools", "--json"}, " (1,000 skills)", "target <= 3x"},
 	}
-	vs := []variant{
-		{name: "hello-world (same toolchain)", run: func() sample { return b.exec(proj, env, b.hello) }},
-		sp("--version"),
-		sp("list"),
-		sp("search", "pdf", "topic-42"),
-		sp("tools", "--json"),
+	vs := []variant{{name: "hello-world (same toolchain)", run: func() sample { return b.exec(proj, env, b.hello) }}}
+	targets := []string{""}
+	type bin struct{ label, path string }
+	bins := []bin{{"skillpm", b.skillpm}}
+	if b.base != "" {
+		bins = append(bins, bin{"base skillpm", b.base}) // before/after, in the same rounds
 	}
-	vs[2].name += " (1,000 installed)"
-	vs[3].name += " (10,000 indexed)"
-	vs[4].name += " (1,000 skills)"
+	for _, x := range bins {
+		for _, c := range cmds {
+			vs = append(vs, variant{name: x.label + " " + strings.Join(c.args, " ") + c.note,
+				run: func() sample { return b.exec(proj, env, x.path, c.args...) }})
+			targets = append(targets, c.target)
+		}
+	}
 	res := alternate(vs, rounds)
 	fmt.Printf("\nprocess start, %d rounds\n", rounds)
 	header("vs hello-world")
-	targets := []string{"", "target <= 2x", "target <= 3x", "target <= 3x", "target <= 3x"}
 	for i, r := range res {
 		row(r, res[0], targets[i])
 	}
@@ -315,6 +326,10 @@ func (b *bench) warmRows(proj string, env []string, n int, total int64, rounds i
 	}
 	var vs []variant
 	for _, x := range bins {
+		// Not measured: the first no-op of each command line leaves the
+		// stamp a front answers the later ones from.
+		b.exec(proj, env, x.path, "install")
+		b.exec(proj, env, x.path, "install", "--frozen")
 		vs = append(vs,
 			variant{name: x.label + " install, warm no-op", run: func() sample { return b.exec(proj, env, x.path, "install") }},
 			variant{name: x.label + " install --frozen, warm", run: func() sample { return b.exec(proj, env, x.path, "install", "--frozen") }},

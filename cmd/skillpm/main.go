@@ -1,15 +1,21 @@
 // Command skillpm is the package manager for agent skills: it lints, packs,
 // signs, publishes, resolves, locks, installs, verifies and mirrors skill
 // folders as OCI artifacts, and runs the tools installed skills declare.
+//
+// This program is the front users and agents run. It starts about as fast
+// as a bare Go program because it links only the light libraries: it runs
+// --version, list, status, search, tools, prompt and run itself, and an install
+// that has nothing to do (internal/command/warm.go); it hands every other
+// command line, by exec, to skillpm-full (cmd/skillpm-full),
+// installed beside it, which links the registry clients, sigstore and the
+// MCP server.
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"github.com/skillpm/skillpm/internal/command"
 	"github.com/skillpm/skillpm/sandbox"
 )
 
@@ -23,41 +29,15 @@ func main() {
 		}
 		os.Exit(code)
 	}
-	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
-	ctx, stop := signalContext(e)
-	code := runEnv(ctx, e, os.Args)
+	e := &command.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	if !command.Handles(os.Args) {
+		err := command.HandOff(os.Args) // returns only if it failed
+		e.JSON = command.HasFlag(os.Args, "json")
+		os.Exit(command.Report(e, err))
+	}
+	ctx, stop := command.SignalContext(e)
+	cmds := append(command.Light(e), command.WarmInstallCommand(e))
+	code := command.Run(ctx, e, command.NewApp(e, cmds), os.Args)
 	stop()
 	os.Exit(code)
-}
-
-// signalContext returns a context cancelled by the first SIGINT or
-// SIGTERM, with "<signal> signal received" as its cause: commands stop
-// gracefully (a running tool's process group gets SIGTERM, then SIGKILL
-// after a grace period). A second signal does not wait for that: it kills
-// every tool process group still running and exits at once with 130.
-func signalContext(e *env) (context.Context, func()) {
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	ctx, cancel := context.WithCancelCause(context.Background())
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-sigs:
-			cancel(fmt.Errorf("%v signal received", s))
-		case <-done:
-			return
-		}
-		select {
-		case s := <-sigs:
-			n := e.groups.KillAll()
-			fmt.Fprintf(e.stderr, "error: %v signal received again: killed %d running tool process group(s); exiting now\n", s, n)
-			os.Exit(exitInterrupted)
-		case <-done:
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(sigs)
-		close(done)
-		cancel(nil)
-	}
 }

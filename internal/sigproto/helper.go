@@ -8,36 +8,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"sync"
 	"time"
+
+	"github.com/skillpm/skillpm/internal/siblings"
 )
 
 // FindHelper returns the path of the skillpm-sigstore program: the one
 // beside the running executable (symlinks resolved), else the first on
 // PATH. It wraps ErrHelperMissing when there is none.
 func FindHelper() (string, error) {
-	name := HelperName
-	if runtime.GOOS == "windows" {
-		name += ".exe"
+	p, beside, err := siblings.Find(HelperName)
+	if err != nil {
+		return "", fmt.Errorf("%w: signing and signature checks run in it, and it is neither at %s nor on PATH; install it beside skillpm (go install github.com/skillpm/skillpm/cmd/...)", ErrHelperMissing, beside)
 	}
-	var beside string
-	if exe, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
-		beside = filepath.Join(filepath.Dir(exe), name)
-		if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() {
-			return beside, nil
-		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("%w: signing and signature checks run in it, and it is neither at %s nor on PATH; install it beside skillpm (go install github.com/skillpm/skillpm/cmd/...)", ErrHelperMissing, beside)
+	return p, nil
 }
 
 // Helper is a Backend that forwards each request to one skillpm-sigstore

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/source"
+	"github.com/skillpm/skillpm/source/giturl"
 )
 
 // A branch-tracked entry is locked at a commit the branch named once.
@@ -46,7 +47,7 @@ func (s *Kind) Check(ctx context.Context, e source.Entry, pin lockfile.Source) e
 	if _, err := os.Stat(mark); err == nil {
 		return nil
 	}
-	url := Redact(e.Location)
+	url := giturl.Redact(e.Location)
 	refs, err := s.listRefs(ctx, e.Location)
 	if err != nil {
 		return wrapErr(fmt.Errorf("%s: check that commit %s is on the branch %s of %s: %w", e.Name, short(pin.Commit), branch, url, err))

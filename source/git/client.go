@@ -19,6 +19,7 @@ import (
 
 	"github.com/skillpm/skillpm/internal/lazyre"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/source/giturl"
 )
 
 // Errors a caller tells apart; each is wrapped with the source named.
@@ -109,7 +110,7 @@ func IsCommit(s string) bool { return commitRE().MatchString(s) }
 func (c *Client) Refs(ctx context.Context, url string) ([]Ref, error) {
 	out, err := c.runNet(ctx, "", url, "ls-remote", "--tags", "--heads", "--", url)
 	if err != nil {
-		return nil, fmt.Errorf("list refs of %s: %w", Redact(url), err)
+		return nil, fmt.Errorf("list refs of %s: %w", giturl.Redact(url), err)
 	}
 	byName := map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -141,7 +142,7 @@ func (c *Client) Refs(ctx context.Context, url string) ([]Ref, error) {
 // network.
 func (c *Client) Fetch(ctx context.Context, url, commit string) error {
 	if !IsCommit(commit) {
-		return fmt.Errorf("fetch %s: %q is not a full commit id", Redact(url), commit)
+		return fmt.Errorf("fetch %s: %q is not a full commit id", giturl.Redact(url), commit)
 	}
 	ctx, cancel := c.opContext(ctx)
 	defer cancel()
@@ -163,17 +164,17 @@ func (c *Client) Fetch(ctx context.Context, url, commit string) error {
 	if _, err := c.runNet(ctx, dir, url, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
 		"--depth=1", "--filter=blob:none", "origin", commit); err != nil {
 		if msg := err.Error(); strings.Contains(msg, "not our ref") || strings.Contains(msg, "couldn't find remote ref") {
-			return fmt.Errorf("fetch %s at %s: commit %w (force-pushed away, or never there)", Redact(url), commit, ErrNotFound)
+			return fmt.Errorf("fetch %s at %s: commit %w (force-pushed away, or never there)", giturl.Redact(url), commit, ErrNotFound)
 		}
-		return fmt.Errorf("fetch %s at %s: %w", Redact(url), commit, err)
+		return fmt.Errorf("fetch %s at %s: %w", giturl.Redact(url), commit, err)
 	}
 	if _, err := c.run(ctx, dir, "update-ref", "refs/skillpm/"+commit, commit); err != nil {
-		return fmt.Errorf("fetch %s: commit %s %w after fetching it (%v)", Redact(url), commit, ErrNotFound, err)
+		return fmt.Errorf("fetch %s: commit %s %w after fetching it (%v)", giturl.Redact(url), commit, ErrNotFound, err)
 	}
 	// A small tree (the common monorepo of skills) gets all its blobs
 	// now, in one request, rather than one skill at a time.
 	if err := c.prefetch(ctx, dir, url, commit, "", maxWholeTree); err != nil {
-		return fmt.Errorf("fetch %s at %s: %w", Redact(url), commit, err)
+		return fmt.Errorf("fetch %s at %s: %w", giturl.Redact(url), commit, err)
 	}
 	return nil
 }
@@ -280,7 +281,7 @@ func (c *Client) SkillDirs(ctx context.Context, url, commit, subdir string) ([]s
 	}
 	out, err := c.run(ctx, dir, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list %s at %s: %w", Redact(url), commit, err)
+		return nil, fmt.Errorf("list %s at %s: %w", giturl.Redact(url), commit, err)
 	}
 	var dirs []string
 	for _, name := range strings.Split(string(out), "\x00") {
@@ -317,7 +318,7 @@ func (c *Client) Export(ctx context.Context, url, commit, subdir, dst string) er
 		err = c.prefetch(ctx, dir, url, commit, subdir, 0)
 		wunlock()
 		if err != nil {
-			return fmt.Errorf("%s at %s: %w", Redact(url), commit, err)
+			return fmt.Errorf("%s at %s: %w", giturl.Redact(url), commit, err)
 		}
 		if dir, unlock, err = c.repoRead(ctx, url); err != nil {
 			return err
@@ -328,13 +329,13 @@ func (c *Client) Export(ctx context.Context, url, commit, subdir, dst string) er
 		if entries, ok := c.treeOf(ctx, dir, commit); ok {
 			buf, found, err := folderTar(entries, subdir)
 			if err != nil {
-				return fmt.Errorf("%s at %s: %w", Redact(url), commit, err)
+				return fmt.Errorf("%s at %s: %w", giturl.Redact(url), commit, err)
 			}
 			if !found {
-				return fmt.Errorf("%s at %s: folder %q %w", Redact(url), commit, subdir, ErrNotFound)
+				return fmt.Errorf("%s at %s: folder %q %w", giturl.Redact(url), commit, subdir, ErrNotFound)
 			}
 			if _, err := registry.Unpack(ctx, buf, dst, registry.UnpackOptions{Limits: c.Limits}); err != nil {
-				return fmt.Errorf("%s at %s: %w", Redact(url), commit, err)
+				return fmt.Errorf("%s at %s: %w", giturl.Redact(url), commit, err)
 			}
 			return nil
 		}
@@ -357,20 +358,21 @@ func (c *Client) Export(ctx context.Context, url, commit, subdir, dst string) er
 	werr := cmd.Wait()
 	if msg := stderr.String(); werr != nil && (strings.Contains(msg, "not a valid object name") || strings.Contains(msg, "not a tree object")) {
 		os.RemoveAll(dst)
-		return fmt.Errorf("%s at %s: folder %q %w", Redact(url), commit, subdir, ErrNotFound)
+		return fmt.Errorf("%s at %s: folder %q %w", giturl.Redact(url), commit, subdir, ErrNotFound)
 	}
 	if uerr != nil {
-		return fmt.Errorf("%s at %s: %w", Redact(url), commit, uerr)
+		return fmt.Errorf("%s at %s: %w", giturl.Redact(url), commit, uerr)
 	}
 	if werr != nil {
-		return fmt.Errorf("%s at %s: archive: %w: %s", Redact(url), commit, ErrFailed, strings.TrimSpace(stderr.String()))
+		return fmt.Errorf("%s at %s: archive: %w: %s", giturl.Redact(url), commit, ErrFailed, strings.TrimSpace(stderr.String()))
 	}
 	return nil
 }
 
 // repo returns the cached bare repository for url, creating it, and
 // holds its lock until unlock is called: two skills of one monorepo
-// fetch into one repository one after the other.
+// fetch into one repository one after the other, in this process and
+// across skillpm processes (lockCache).
 func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
 	if c.CacheDir == "" {
 		return "", nil, errors.New("git: no cache folder")
@@ -387,11 +389,17 @@ func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
 	}
 	c.mu.Unlock()
 	l.Lock()
+	if err := os.MkdirAll(c.CacheDir, 0o755); err != nil {
+		l.Unlock()
+		return "", nil, err
+	}
+	unlockCache, err := lockCache(ctx, dir, true)
+	if err != nil {
+		l.Unlock()
+		return "", nil, err
+	}
+	unlock := func() { unlockCache(); l.Unlock() }
 	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil {
-		if err := os.MkdirAll(c.CacheDir, 0o755); err != nil {
-			l.Unlock()
-			return "", nil, err
-		}
 		tmp, err := os.MkdirTemp(c.CacheDir, ".init-")
 		if err == nil {
 			_, err = c.run(ctx, tmp, "init", "--quiet", "--bare", ".")
@@ -407,11 +415,26 @@ func (c *Client) repo(ctx context.Context, url string) (string, func(), error) {
 		}
 		if err != nil {
 			os.RemoveAll(tmp)
-			l.Unlock()
-			return "", nil, fmt.Errorf("git cache for %s: %w", Redact(url), err)
+			unlock()
+			return "", nil, fmt.Errorf("git cache for %s: %w", giturl.Redact(url), err)
 		}
 	}
-	return dir, l.Unlock, nil
+	clearStaleLocks(dir)
+	return dir, unlock, nil
+}
+
+// clearStaleLocks removes the lock files a git process killed while
+// fetching into dir left behind (shallow.lock, a ref's .lock ...): with
+// the repository's exclusive lock held, no git process of skillpm's is
+// writing to it, and a leftover would fail every later fetch ("Unable
+// to create '…/shallow.lock': File exists").
+func clearStaleLocks(dir string) {
+	for _, pattern := range []string{"*.lock", "refs/*/*.lock", "refs/*/*/*.lock"} {
+		stale, _ := filepath.Glob(filepath.Join(dir, pattern))
+		for _, p := range stale {
+			os.Remove(p)
+		}
+	}
 }
 
 // dirOf is the cached bare repository of url.
@@ -424,7 +447,7 @@ func (c *Client) dirOf(url string) string {
 // config file, the value quoted as git-config(1) says.
 func addOrigin(config, url string) error {
 	if strings.ContainsAny(url, "\n\r\x00") {
-		return fmt.Errorf("%q is not a valid repository URL", Redact(url))
+		return fmt.Errorf("%q is not a valid repository URL", giturl.Redact(url))
 	}
 	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(url)
 	f, err := os.OpenFile(config, os.O_WRONLY|os.O_APPEND, 0)
@@ -450,7 +473,12 @@ func (c *Client) repoRead(ctx context.Context, url string) (string, func(), erro
 	l := c.locks[dir]
 	c.mu.Unlock()
 	l.RLock()
-	return dir, l.RUnlock, nil
+	unlockCache, err := lockCache(ctx, dir, false)
+	if err != nil {
+		l.RUnlock()
+		return "", nil, err
+	}
+	return dir, func() { unlockCache(); l.RUnlock() }, nil
 }
 
 // has reports whether commit was fetched into dir: Fetch records each

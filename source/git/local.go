@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/source"
+	"github.com/skillpm/skillpm/source/giturl"
 )
 
 // checkLocal refuses a file:// repository that lies outside e's project
@@ -32,7 +33,7 @@ func (s *Kind) checkLocal(e source.Entry) error {
 		}
 	}
 	return fmt.Errorf("%w: %s is outside the project %s; a skills.yaml may read file:// repositories only inside its project: move the repository there, or, if you trust this project with it, add %s (or a folder above it) to allow_local_git in your user config",
-		ErrLocalOutside, Redact(e.Location), e.Root, filepath.Dir(repo))
+		ErrLocalOutside, giturl.Redact(e.Location), e.Root, filepath.Dir(repo))
 }
 
 // realPath is p with links resolved as far as they exist, cleaned.

@@ -12,6 +12,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/source"
+	"github.com/skillpm/skillpm/source/giturl"
 )
 
 // Kind is the git kind of source.Source: semver tags are versions
@@ -110,7 +111,7 @@ func (s *Kind) Versions(ctx context.Context, e source.Entry) ([]source.Candidate
 				}
 			}
 		}
-		return nil, fmt.Errorf("%s has no branch or tag %q (%s): %w; fix ref in skills.yaml, or name a full commit", Redact(e.Location), e.Ref, summarize(refs), source.ErrNotFound)
+		return nil, fmt.Errorf("%s has no branch or tag %q (%s): %w; fix ref in skills.yaml, or name a full commit", giturl.Redact(e.Location), e.Ref, summarize(refs), source.ErrNotFound)
 	}
 	byVersion := map[string]source.Candidate{}
 	prefixedSeen := false
@@ -159,7 +160,7 @@ func (s *Kind) Versions(ctx context.Context, e source.Entry) ([]source.Candidate
 func (s *Kind) head(ctx context.Context, url string) (source.Candidate, error) {
 	out, err := s.Client.runNet(ctx, "", url, "ls-remote", "--symref", "--", url, "HEAD")
 	if err != nil {
-		return source.Candidate{}, wrapErr(fmt.Errorf("list refs of %s: %w", Redact(url), err))
+		return source.Candidate{}, wrapErr(fmt.Errorf("list refs of %s: %w", giturl.Redact(url), err))
 	}
 	var branch, commit string
 	for _, line := range strings.Split(string(out), "\n") {
@@ -170,7 +171,7 @@ func (s *Kind) head(ctx context.Context, url string) (source.Candidate, error) {
 		}
 	}
 	if commit == "" {
-		return source.Candidate{}, fmt.Errorf("%s has no default branch (an empty repository?): %w; name a ref", Redact(url), source.ErrNotFound)
+		return source.Candidate{}, fmt.Errorf("%s has no default branch (an empty repository?): %w; name a ref", giturl.Redact(url), source.ErrNotFound)
 	}
 	return source.Candidate{Pin: lockfile.Source{Commit: commit, Ref: branch}, Tracked: true}, nil
 }
@@ -183,7 +184,7 @@ func (s *Kind) Export(ctx context.Context, e source.Entry, pin lockfile.Source, 
 	if err := s.checkLocal(e); err != nil {
 		return err
 	}
-	url := Redact(e.Location)
+	url := giturl.Redact(e.Location)
 	if tag, ok := strings.CutPrefix(pin.Ref, "refs/tags/"); ok {
 		refs, err := s.listRefs(ctx, e.Location)
 		if err == nil {

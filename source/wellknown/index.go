@@ -15,6 +15,7 @@ import (
 	"github.com/skillpm/skillpm/internal/httpbound"
 	"github.com/skillpm/skillpm/internal/lazyre"
 	"github.com/skillpm/skillpm/skill"
+	"github.com/skillpm/skillpm/source/wellknown/discovery"
 )
 
 // rawIndex is the index as served, before any check.
@@ -38,11 +39,11 @@ var digestRE = lazyre.New(`^sha256:[0-9a-f]{64}$`)
 // maxDescription bounds an entry's description, as the spec does.
 const maxDescription = 1024
 
-// Index reads the discovery index of origin (see ParseOrigin): the
+// Index reads the discovery index of origin (see discovery.ParseOrigin): the
 // current location first, then the legacy one when the first answers
 // 404. Every entry is checked and its URL resolved against the index.
 func (c *Client) Index(ctx context.Context, origin string) (*Index, error) {
-	base, err := ParseOrigin(origin)
+	base, err := discovery.ParseOrigin(origin)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +51,7 @@ func (c *Client) Index(ctx context.Context, origin string) (*Index, error) {
 		return nil, err
 	}
 	var tried []string
-	for _, p := range []string{IndexPath, LegacyIndexPath} {
+	for _, p := range []string{discovery.IndexPath, discovery.LegacyIndexPath} {
 		u := *base
 		u.Path = base.Path + p
 		data, final, err := c.get(ctx, u.String(), c.Limits.WithDefaults().MaxManifestSize, "index")
@@ -65,11 +66,11 @@ func (c *Client) Index(ctx context.Context, origin string) (*Index, error) {
 		if err != nil {
 			return nil, err
 		}
-		idx.Legacy = p == LegacyIndexPath
+		idx.Legacy = p == discovery.LegacyIndexPath
 		return idx, nil
 	}
 	return nil, fmt.Errorf("%s: %w: no discovery index at %s; check the origin, or ask its publisher to serve %s",
-		base.Redacted(), ErrNotFound, strings.Join(tried, " or "), IndexPath)
+		base.Redacted(), ErrNotFound, strings.Join(tried, " or "), discovery.IndexPath)
 }
 
 // parseIndex checks a served index; named is the origin as the user (or
@@ -141,7 +142,7 @@ func (c *Client) parseIndex(data []byte, named, at *url.URL) (*Index, error) {
 				return nil, fmt.Errorf("%s: skill %q: %w: %s redirected the index to %s, another origin; name that origin instead (wellknown: %s)",
 					where, r.Name, ErrInsecure, originOf(named), originOf(at), originOf(at))
 			}
-			return nil, fmt.Errorf("%s: skill %q: %w: its url %s is on another origin than the index; allow %s explicitly if it is the publisher's CDN",
+			return nil, fmt.Errorf("%s: skill %q: %w: its url %s is on another origin than the index; if it is the publisher's CDN, allow it with allow_origins: [%s] in the user config",
 				where, r.Name, ErrInsecure, abs.Redacted(), originOf(abs))
 		}
 		if len(r.Description) > maxDescription {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/source"
+	"github.com/skillpm/skillpm/source/wellknown/discovery"
 )
 
 func TestKind(t *testing.T) {
@@ -20,7 +21,7 @@ func TestKind(t *testing.T) {
 	pdf["version"] = "1.2.0"
 	notes := s.artifact("notes", TypeSkillMD, "/.well-known/agent-skills/notes/SKILL.md", []byte(skillMD("notes")))
 	notes["version"] = "latest" // not semver: tracked, like a folder
-	s.index(t, IndexPath, pdf, notes)
+	s.index(t, discovery.IndexPath, pdf, notes)
 	k := &Kind{Client: newClient(t)}
 	entry := func(name string) source.Entry {
 		return source.Entry{Name: name, Kind: "wellknown", Location: s.srv.URL, Repository: "wellknown+" + s.srv.URL}
@@ -59,7 +60,7 @@ func TestKind(t *testing.T) {
 	// A changed archive under the pin: a fresh Kind (and cache) refuses it.
 	tgz2 := tarGz(t, tarEntry{name: "SKILL.md", body: skillMD("pdf") + "Changed.\n"})
 	pdf2 := s.artifact("pdf", TypeArchive, "/.well-known/agent-skills/pdf.tar.gz", tgz2)
-	s.index(t, IndexPath, pdf2, notes)
+	s.index(t, discovery.IndexPath, pdf2, notes)
 	fresh := &Kind{Client: newClient(t)}
 	err = fresh.Export(ctx, entry("pdf"), cands[0].Pin, filepath.Join(out, "changed"))
 	if !errors.Is(err, source.ErrPinMismatch) || !strings.Contains(err.Error(), "skillpm update pdf") || !strings.Contains(err.Error(), s.srv.URL) {
@@ -69,7 +70,7 @@ func TestKind(t *testing.T) {
 		t.Error("a refused export left a folder")
 	}
 	// A skill the index no longer lists.
-	s.index(t, IndexPath, notes)
+	s.index(t, discovery.IndexPath, notes)
 	fresh = &Kind{Client: newClient(t)}
 	if err := fresh.Export(ctx, entry("pdf"), cands[0].Pin, filepath.Join(out, "gone")); !errors.Is(err, source.ErrPinMismatch) {
 		t.Errorf("export of a removed skill = %v; want ErrPinMismatch", err)
@@ -103,7 +104,7 @@ func TestKindPinURL(t *testing.T) {
 	ctx := context.Background()
 	s := newSite(t)
 	tgz := tarGz(t, tarEntry{name: "SKILL.md", body: skillMD("pdf")})
-	s.index(t, IndexPath, s.artifact("pdf", TypeArchive, "/.well-known/agent-skills/pdf.tar.gz", tgz))
+	s.index(t, discovery.IndexPath, s.artifact("pdf", TypeArchive, "/.well-known/agent-skills/pdf.tar.gz", tgz))
 	e := source.Entry{Name: "pdf", Kind: "wellknown", Location: s.srv.URL, Repository: "wellknown+" + s.srv.URL}
 	cands, err := (&Kind{Client: newClient(t)}).Versions(ctx, e)
 	if err != nil || cands[0].Pin.URL != ".well-known/agent-skills/pdf.tar.gz" {
@@ -115,7 +116,7 @@ func TestKindPinURL(t *testing.T) {
 		t.Errorf("export of a pin without url = %v; want nil", err)
 	}
 	// The same bytes, now listed at another address.
-	s.index(t, IndexPath, s.artifact("pdf", TypeArchive, "/.well-known/agent-skills/moved.tar.gz", tgz))
+	s.index(t, discovery.IndexPath, s.artifact("pdf", TypeArchive, "/.well-known/agent-skills/moved.tar.gz", tgz))
 	err = (&Kind{Client: newClient(t)}).Export(ctx, e, cands[0].Pin, filepath.Join(out, "moved"))
 	if !errors.Is(err, source.ErrPinMismatch) || !strings.Contains(err.Error(), "moved.tar.gz") || !strings.Contains(err.Error(), "came from "+s.srv.URL+"/.well-known/agent-skills/pdf.tar.gz") {
 		t.Errorf("export of an artifact listed elsewhere = %v; want ErrPinMismatch naming both URLs", err)

@@ -27,17 +27,12 @@ import (
 
 	"github.com/skillpm/skillpm/internal/httpbound"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/source/wellknown/discovery"
 )
 
 // SchemaURI is the $schema of the discovery index this package reads and
 // writes.
 const SchemaURI = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
-
-// The index locations below an origin, current first.
-const (
-	IndexPath       = "/.well-known/agent-skills/index.json"
-	LegacyIndexPath = "/.well-known/skills/index.json"
-)
 
 // Entry types.
 const (
@@ -55,7 +50,7 @@ var (
 	ErrUnknownSkill = errors.New("unknown skill")
 	// ErrInvalidIndex: the index is not JSON, not the 0.2.0 shape, or
 	// has a bad entry (name, URL, digest format, duplicates, too many).
-	ErrInvalidIndex = errors.New("invalid discovery index")
+	ErrInvalidIndex = discovery.ErrInvalidIndex
 	// ErrNoDigest: an index entry has no sha256 digest (a legacy v0.1
 	// index), so what it serves cannot be pinned or checked.
 	ErrNoDigest = errors.New("no digest")
@@ -63,8 +58,9 @@ var (
 	// gives, or is larger than the limits allow.
 	ErrIntegrity = errors.New("integrity check failed")
 	// ErrInsecure: the origin or an entry URL is plain http (and not
-	// loopback or allowed), or an entry URL leaves the index's origin.
-	ErrInsecure = errors.New("refused insecure or foreign URL")
+	// loopback or allowed), the origin carries credentials, or an entry
+	// URL leaves the index's origin.
+	ErrInsecure = discovery.ErrInsecure
 	// ErrNetwork: the origin could not be reached, timed out or failed.
 	ErrNetwork = errors.New("origin unreachable")
 )
@@ -106,7 +102,7 @@ type Index struct {
 	URL string `json:"url"`
 	// Schema is its $schema ("" when absent).
 	Schema string `json:"$schema,omitempty"`
-	// Legacy reports that it was read from LegacyIndexPath.
+	// Legacy reports that it was read from discovery.LegacyIndexPath.
 	Legacy bool `json:"legacy,omitempty"`
 	// Skills are its entries, sorted by name.
 	Skills []Entry `json:"skills"`
@@ -145,29 +141,6 @@ func (x *Index) Find(name string) (Entry, error) {
 		held = strings.Join(names, ", ")
 	}
 	return Entry{}, fmt.Errorf("%s: %w %q (the index lists: %s)", x.URL, ErrUnknownSkill, name, held)
-}
-
-// ParseOrigin reads an origin as a user gives it: "https://example.com",
-// "https://example.com/docs", or the full URL of an index under either
-// location. The result has no trailing slash, query or fragment.
-func ParseOrigin(s string) (*url.URL, error) {
-	u, err := url.Parse(strings.TrimSpace(s))
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, fmt.Errorf("%w: %q is not an https:// origin (like https://example.com or https://example.com/docs)", ErrInvalidIndex, s)
-	}
-	if u.User != nil {
-		return nil, fmt.Errorf("%w: %q carries credentials; give the origin without them", ErrInsecure, u.Redacted())
-	}
-	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
-	p := strings.TrimRight(u.Path, "/")
-	for _, ix := range []string{IndexPath, LegacyIndexPath} {
-		if rest, ok := strings.CutSuffix(p, ix); ok {
-			p = rest
-			break
-		}
-	}
-	u.Path, u.RawPath = p, ""
-	return u, nil
 }
 
 // allowedScheme refuses plain http except to loopback hosts and the

@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/source/wellknown/discovery"
 )
 
 func skillMD(name string) string {
@@ -134,7 +135,7 @@ func TestIndexAndExport(t *testing.T) {
 	md := []byte(skillMD("notes"))
 	tgz := tarGz(t, tarEntry{name: "SKILL.md", body: skillMD("pdf")}, tarEntry{name: "scripts/run.sh", body: "echo hi\n"})
 	zp := zipBytes(t, zipEntryT{name: "SKILL.md", body: skillMD("docx")}, zipEntryT{name: "references/a.md", body: "ref\n"})
-	s.index(t, IndexPath,
+	s.index(t, discovery.IndexPath,
 		s.artifact("pdf", TypeArchive, "/.well-known/agent-skills/pdf.tar.gz", tgz),
 		s.artifact("notes", TypeSkillMD, "/.well-known/agent-skills/notes/SKILL.md", md),
 		s.artifact("docx", TypeArchive, "docx.zip", zp), // relative to the index
@@ -188,7 +189,7 @@ func TestIndexAndExport(t *testing.T) {
 
 func TestLegacyFallback(t *testing.T) {
 	s := newSite(t)
-	s.index(t, LegacyIndexPath, s.artifact("notes", TypeSkillMD, "/.well-known/skills/notes/SKILL.md", []byte(skillMD("notes"))))
+	s.index(t, discovery.LegacyIndexPath, s.artifact("notes", TypeSkillMD, "/.well-known/skills/notes/SKILL.md", []byte(skillMD("notes"))))
 	idx, err := newClient(t).Index(context.Background(), s.srv.URL+"/")
 	if err != nil {
 		t.Fatal(err)
@@ -217,7 +218,7 @@ func TestBadIndexes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSite(t)
-			s.files[IndexPath] = []byte(tc.body)
+			s.files[discovery.IndexPath] = []byte(tc.body)
 			_, err := newClient(t).Index(context.Background(), s.srv.URL)
 			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.msg) {
 				t.Fatalf("Index = %v; want %v mentioning %q", err, tc.want, tc.msg)
@@ -231,7 +232,7 @@ func TestBadIndexes(t *testing.T) {
 
 func TestIndexLimits(t *testing.T) {
 	s := newSite(t)
-	s.files[IndexPath] = []byte(`{"skills":[` + strings.Repeat(" ", 2<<10) + `]}`)
+	s.files[discovery.IndexPath] = []byte(`{"skills":[` + strings.Repeat(" ", 2<<10) + `]}`)
 	c := &Client{Limits: registry.Limits{MaxManifestSize: 1 << 10}}
 	if _, err := c.Index(context.Background(), s.srv.URL); !errors.Is(err, ErrInvalidIndex) || !strings.Contains(err.Error(), "byte limit") {
 		t.Errorf("oversized index: %v; want the size limit", err)
@@ -240,7 +241,7 @@ func TestIndexLimits(t *testing.T) {
 	for range 3 {
 		entries = append(entries, `{}`)
 	}
-	s.files[IndexPath] = []byte(`{"skills":[` + strings.Join(entries, ",") + `]}`)
+	s.files[discovery.IndexPath] = []byte(`{"skills":[` + strings.Join(entries, ",") + `]}`)
 	c = &Client{Limits: registry.Limits{MaxListItems: 2}}
 	if _, err := c.Index(context.Background(), s.srv.URL); !errors.Is(err, ErrInvalidIndex) || !strings.Contains(err.Error(), "over the limit of 2") {
 		t.Errorf("3 entries with a limit of 2: %v", err)
@@ -266,7 +267,7 @@ func TestWrongDigest(t *testing.T) {
 	s := newSite(t)
 	e := s.artifact("pdf", TypeArchive, "/pdf.tar.gz", tarGz(t, tarEntry{name: "SKILL.md", body: skillMD("pdf")}))
 	s.files["/pdf.tar.gz"] = tarGz(t, tarEntry{name: "SKILL.md", body: skillMD("pdf") + "evil\n"})
-	s.index(t, IndexPath, e)
+	s.index(t, discovery.IndexPath, e)
 	c := newClient(t)
 	idx, err := c.Index(context.Background(), s.srv.URL)
 	if err != nil {
@@ -315,7 +316,7 @@ func TestHostileArchives(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSite(t)
-			s.index(t, IndexPath, s.artifact("evil", TypeArchive, "/evil.bin", tc.body))
+			s.index(t, discovery.IndexPath, s.artifact("evil", TypeArchive, "/evil.bin", tc.body))
 			c := &Client{CacheDir: t.TempDir(), Limits: registry.Limits{MaxBytes: 1 << 20}}
 			idx, err := c.Index(context.Background(), s.srv.URL)
 			if err != nil {
@@ -350,7 +351,7 @@ func TestZipDeclaredSizeLies(t *testing.T) {
 
 func TestNameMismatch(t *testing.T) {
 	s := newSite(t)
-	s.index(t, IndexPath, s.artifact("pdf", TypeSkillMD, "/pdf.md", []byte(skillMD("other"))))
+	s.index(t, discovery.IndexPath, s.artifact("pdf", TypeSkillMD, "/pdf.md", []byte(skillMD("other"))))
 	c := newClient(t)
 	idx, err := c.Index(context.Background(), s.srv.URL)
 	if err != nil {
@@ -424,7 +425,7 @@ func TestRedirectPolicy(t *testing.T) {
 	// named origin does not cover: refused, naming the origin to write,
 	// unless that origin is allowed explicitly.
 	target := newSite(t)
-	target.index(t, IndexPath, target.artifact("notes", TypeSkillMD, "/.well-known/agent-skills/notes/SKILL.md", []byte(skillMD("notes"))))
+	target.index(t, discovery.IndexPath, target.artifact("notes", TypeSkillMD, "/.well-known/agent-skills/notes/SKILL.md", []byte(skillMD("notes"))))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, target.srv.URL+r.URL.Path, http.StatusFound)
 	}))

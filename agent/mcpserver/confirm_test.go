@@ -1,0 +1,138 @@
+package mcpserver
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/toolrun"
+)
+
+func TestAnnotations(t *testing.T) {
+	c, _ := gatedCatalog(t)
+	cs := session(t, c, ServerOptions{Run: toolrun.Options{WorkDir: t.TempDir()}})
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*mcp.ToolAnnotations{}
+	for _, tl := range lt.Tools {
+		got[tl.Name] = tl.Annotations
+	}
+	b := func(p *bool) string {
+		if p == nil {
+			return "unset"
+		}
+		if *p {
+			return "true"
+		}
+		return "false"
+	}
+	check := func(name string, readOnly, idem bool, destructive, openWorld string) {
+		a := got[name]
+		if a == nil {
+			t.Errorf("%s: no annotations", name)
+			return
+		}
+		if a.ReadOnlyHint != readOnly || a.IdempotentHint != idem || b(a.DestructiveHint) != destructive || b(a.OpenWorldHint) != openWorld {
+			t.Errorf("%s: readOnly=%v idempotent=%v destructive=%s openWorld=%s; want %v %v %s %s", name,
+				a.ReadOnlyHint, a.IdempotentHint, b(a.DestructiveHint), b(a.OpenWorldHint), readOnly, idem, destructive, openWorld)
+		}
+	}
+	check("peek", true, true, "false", "false")
+	check("wipe", false, false, "true", "false")
+	check("count", false, false, "unset", "false")
+	check("fetch", false, false, "unset", "true")
+}
+
+// elicitingSession connects a go-sdk client that answers elicitation with
+// answer (nil: the client does not support elicitation).
+func elicitingSession(t *testing.T, c *agent.Catalog, opts ServerOptions, answer *mcp.ElicitResult, asked *[]string, version string) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := New(c, opts).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	var copts *mcp.ClientOptions
+	if answer != nil {
+		copts = &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			*asked = append(*asked, req.Params.Message)
+			return answer, nil
+		}}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, copts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestMCPConfirmation calls gated tools from go-sdk clients with and
+// without an elicitation handler, on the latest protocol (multi
+// round-trip input requests) and on 2025-06-18 (elicitation/create sent
+// while the call waits).
+func TestMCPConfirmation(t *testing.T) {
+	for _, version := range []string{"", "2025-06-18"} {
+		t.Run("protocol "+version, func(t *testing.T) { testMCPConfirmation(t, version) })
+	}
+}
+
+func testMCPConfirmation(t *testing.T, version string) {
+	for _, tc := range []struct {
+		name    string
+		answer  *mcp.ElicitResult
+		yes     bool
+		wantRun bool
+		want    string
+	}{
+		{"no elicitation", nil, false, false, "cannot ask the user (it does not support elicitation); run skillpm mcp --yes"},
+		{"accepted", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, false, true, `"wiped":true`},
+		{"accepted unchecked", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": false}}, false, false, "not confirmed"},
+		{"declined", &mcp.ElicitResult{Action: "decline"}, false, false, "elicitation: decline"},
+		{"server --yes", nil, true, true, `"wiped":true`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := gatedCatalog(t)
+			work := t.TempDir()
+			run := toolrun.Options{WorkDir: work}
+			if tc.yes {
+				run.Confirm = func(context.Context, toolrun.ConfirmRequest) (string, error) { return "--yes", nil }
+			}
+			var asked []string
+			cs := elicitingSession(t, c, ServerOptions{Run: run, ConfirmHow: "run skillpm mcp --yes"}, tc.answer, &asked, version)
+			for _, call := range []*mcp.CallToolParams{
+				{Name: "wipe", Arguments: map[string]any{}},
+				{Name: "use_skill", Arguments: map[string]any{"skill": "cleaner", "script": "scripts/wipe.sh"}},
+			} {
+				res, err := cs.CallTool(context.Background(), call)
+				if err != nil {
+					t.Fatalf("%s: protocol error %v; want a tool result", call.Name, err)
+				}
+				out := text(res)
+				if res.IsError == tc.wantRun {
+					t.Errorf("%s: isError = %v; output %s", call.Name, res.IsError, out)
+				}
+				if call.Name == "wipe" && !strings.Contains(out, tc.want) {
+					t.Errorf("%s: output %s; want %q", call.Name, out, tc.want)
+				}
+				if !tc.wantRun && !strings.Contains(out, "CONFIRMATION_REQUIRED") && !strings.Contains(out, "NotConfirmed") {
+					t.Errorf("%s: output %s; want the structured confirmation error", call.Name, out)
+				}
+			}
+			ran, _ := filepath.Glob(filepath.Join(work, "ran-*"))
+			if want := map[bool]int{true: 2, false: 0}[tc.wantRun]; len(ran) != want {
+				t.Errorf("%d runs happened; want %d", len(ran), want)
+			}
+			if tc.answer != nil && (len(asked) != 2 || !strings.Contains(asked[0], "This will delete files under output/**.")) {
+				t.Errorf("asked %q; want the tool's prompt, once per call", asked)
+			}
+		})
+	}
+}

@@ -1,0 +1,162 @@
+// Package mcpserver serves a skill catalog (package agent) over the Model
+// Context Protocol, for 'skillpm mcp': every declared tool, the load_skill,
+// use_skill and select_skills tools, the skills prompt as the server's
+// instructions, every file of every skill as a skill:// resource (the MCP
+// Skills Extension) kept up to date while the server runs, confirmation of
+// gated tools by elicitation, and a Serve loop that answers what was read
+// before exiting and stops tools still running on a signal.
+//
+// It is the only package that links the go-sdk; package agent stays free of
+// it so that commands other than 'skillpm mcp' do not pay for it at start.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/toolrun"
+)
+
+// ServerOptions configures New. The zero value is ready to use.
+type ServerOptions struct {
+	// Version is the server version reported to clients.
+	Version string
+	// Run configures every tool and script run (working directory,
+	// timeout, output cap, environment).
+	Run toolrun.Options
+	// Warn, if set, is told about tools left out of the server.
+	Warn func(msg string)
+	// ConfirmHow tells the user how to confirm gated tools when the
+	// client cannot ask (it does not support elicitation) and Run.Confirm
+	// is nil; it ends the structured error such calls get.
+	ConfirmHow string
+	// Resources serves the skills' files (MCP Skills Extension); nil
+	// makes a fresh set with default limits. Give the same set to
+	// Resources.Watch to follow installs while the server runs.
+	Resources *Resources
+}
+
+// New returns an MCP server exposing the catalog: every effective
+// declared tool (input_schema mapped to inputSchema), plus load_skill and
+// use_skill. The skills-as-tools system prompt section is sent as the
+// server's instructions. Tool failures are tool results with isError set
+// and the error envelope (or the use_skill result, or the load_skill text)
+// as their content, never protocol errors, so the model sees them.
+//
+// Every file of every skill is a resource skill://<name>/<path>, with
+// skill://index.json listing the skills, and the server advertises the
+// MCP Skills Extension (SkillsExtension) in its capabilities.
+//
+// A declared tool named load_skill or use_skill, or whose input schema is
+// not an object schema, is left out and reported through opts.Warn.
+func New(c *agent.Catalog, opts ServerOptions) *mcp.Server {
+	warn := opts.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "skillpm", Version: opts.Version},
+		&mcp.ServerOptions{Instructions: c.PromptMarkdown(), Capabilities: Advertise(nil)})
+	res := opts.Resources
+	if res == nil {
+		res = NewResources(ResourceOptions{Warn: warn})
+	}
+	res.Sync(s, c.Skills)
+
+	for _, b := range c.Builtins() {
+		s.AddTool(&mcp.Tool{Name: b.Name, Description: b.Description, InputSchema: b.InputSchema}, builtinHandler(c, b.Name, opts))
+	}
+	addSelectTool(c, s)
+	for _, t := range c.Tools {
+		if builtinName(t.Name) {
+			warn(fmt.Sprintf("tool %q of skill %q is not served: the name is the built-in %s tool", t.Name, t.Skill.Name, t.Name))
+			continue
+		}
+		in := agent.InputSchema(t.InputSchema)
+		var probe struct {
+			Type any `json:"type"`
+		}
+		if json.Unmarshal(in, &probe) != nil || probe.Type != "object" {
+			warn(fmt.Sprintf("tool %q of skill %q is not served: MCP needs an input schema of type object", t.Name, t.Skill.Name))
+			continue
+		}
+		mt := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: in, Annotations: Annotations(t)}
+		if len(t.OutputSchema) > 0 {
+			mt.OutputSchema = t.OutputSchema
+		}
+		s.AddTool(mt, toolHandler(c, t.Name, opts))
+	}
+	return s
+}
+
+// arguments returns a call's arguments, {} when there are none.
+func arguments(req *mcp.CallToolRequest) json.RawMessage {
+	if req.Params == nil || len(req.Params.Arguments) == 0 || string(req.Params.Arguments) == "null" {
+		return json.RawMessage("{}")
+	}
+	return req.Params.Arguments
+}
+
+func textResult(text string, isErr bool) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isErr}
+}
+
+// toolHandler calls a declared tool. A JSON object result is also given as
+// structured content.
+func toolHandler(c *agent.Catalog, name string, opts ServerOptions) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		run := opts.Run
+		if t, err := c.Tool(name); err == nil {
+			confirm, ask := gate(req, t.Confirmation(), fmt.Sprintf("tool %q of skill %q", t.Name, t.Skill.Name), opts)
+			if ask != nil {
+				return ask, nil
+			}
+			run.Confirm = confirm
+		}
+		res, err := c.CallTool(ctx, name, arguments(req), run)
+		if res == nil { // the tool vanished: cannot happen for a served tool
+			return textResult(err.Error(), true), nil
+		}
+		r := textResult(string(res.Output), err != nil)
+		if err == nil && len(res.Output) > 0 && res.Output[0] == '{' {
+			r.StructuredContent = res.Output
+		}
+		return r, nil
+	}
+}
+
+// builtinHandler serves load_skill and use_skill.
+func builtinHandler(c *agent.Catalog, name string, opts ServerOptions) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		run := opts.Run
+		var in struct {
+			Skill  string   `json:"skill"`
+			Script string   `json:"script"`
+			Args   []string `json:"args"`
+		}
+		if err := json.Unmarshal(arguments(req), &in); err != nil {
+			return textResult(fmt.Sprintf("invalid arguments for %s: %v", name, err), true), nil
+		}
+		if name == agent.LoadSkillTool {
+			text, err := c.LoadSkill(in.Skill)
+			return textResult(text, err != nil), nil
+		}
+		if sk, err := c.Skill(in.Skill); err == nil {
+			confirm, ask := gate(req, sk.ScriptConfirmation(in.Script), fmt.Sprintf("script %q of skill %q", in.Script, sk.Name), opts)
+			if ask != nil {
+				return ask, nil
+			}
+			run.Confirm = confirm
+		}
+		res, err := c.UseSkill(ctx, in.Skill, in.Script, in.Args, run)
+		out, merr := json.Marshal(res)
+		if merr != nil {
+			return nil, merr
+		}
+		r := textResult(string(out), err != nil)
+		r.StructuredContent = json.RawMessage(out)
+		return r, nil
+	}
+}

@@ -1,0 +1,117 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/toolrun"
+)
+
+// session connects a go-sdk client to New(c) over in-memory pipes.
+func session(t testing.TB, c *agent.Catalog, opts ServerOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := New(c, opts).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func text(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestMCPSession(t *testing.T) {
+	c := built(t)
+	var warnings []string
+	cs := session(t, c, ServerOptions{Version: "test", Run: toolrun.Options{WorkDir: t.TempDir()}, Warn: func(m string) { warnings = append(warnings, m) }})
+	ctx := context.Background()
+
+	if got := cs.InitializeResult().Instructions; !strings.Contains(got, "### omega") {
+		t.Errorf("instructions = %q; want the skills prompt", got)
+	}
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range lt.Tools {
+		names = append(names, tl.Name)
+		if tl.Name == "fmt" {
+			schema, _ := json.Marshal(tl.InputSchema)
+			if !strings.Contains(string(schema), `"required":["text"]`) {
+				t.Errorf("fmt inputSchema = %s", schema)
+			}
+		}
+	}
+	sort.Strings(names)
+	if want := "a_only fmt load_skill select_skills use_skill"; strings.Join(names, " ") != want {
+		t.Errorf("tools = %v; want %s", names, want)
+	}
+
+	cases := []struct {
+		tool     string
+		args     any
+		wantErr  bool
+		wantText string
+	}{
+		{"fmt", map[string]any{"text": "hi"}, false, `"by":"omega"`},
+		{"fmt", map[string]any{"text": 1}, true, `"code":"INVALID_ARGUMENT"`},
+		{"a_only", nil, true, `"code":"NOT_FOUND"`},
+		{"load_skill", map[string]any{"skill": "zeta"}, false, "Skill: zeta (Type: project)"},
+		{"load_skill", map[string]any{"skill": "nope"}, true, "Skill 'nope' not found.\n\nAvailable skills:\n- alpha: alpha skill\n"},
+		{"use_skill", map[string]any{"skill": "zeta", "script": "fmt.sh"}, false, `"success":true`},
+		{"use_skill", map[string]any{"skill": "zeta", "script": "/bin/sh"}, true, `"success":false`},
+	}
+	for _, tc := range cases {
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+		if err != nil {
+			t.Errorf("%s: protocol error %v; want a tool result", tc.tool, err)
+			continue
+		}
+		if r.IsError != tc.wantErr || !strings.Contains(text(r), tc.wantText) {
+			t.Errorf("%s(%v) = isError %v, %q; want isError %v containing %q", tc.tool, tc.args, r.IsError, text(r), tc.wantErr, tc.wantText)
+		}
+	}
+	if len(warnings) != 0 {
+		t.Errorf("warnings = %v", warnings)
+	}
+}
+
+func TestMCPLeavesOutUnservableTools(t *testing.T) {
+	c := agent.New([]*agent.Skill{{Name: "odd", Dir: t.TempDir()}})
+	c.Tools = []agent.Tool{
+		{Skill: c.Skills[0]},
+		{Skill: c.Skills[0]},
+	}
+	c.Tools[0].Name, c.Tools[0].Entrypoint = "load_skill", "x.sh"
+	c.Tools[1].Name, c.Tools[1].InputSchema = "arr", json.RawMessage(`{"type":"array"}`)
+	var warnings []string
+	cs := session(t, c, ServerOptions{Warn: func(m string) { warnings = append(warnings, m) }})
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lt.Tools) != 3 || len(warnings) != 2 {
+		t.Errorf("tools = %d, warnings = %v; want the 3 built-ins and 2 warnings", len(lt.Tools), warnings)
+	}
+}

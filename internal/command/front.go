@@ -1,0 +1,59 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/skillpm/skillpm/internal/siblings"
+)
+
+// FullName is the program the front (cmd/skillpm) hands every command
+// line it does not run itself to: cmd/skillpm-full, the whole CLI.
+const FullName = "skillpm-full"
+
+// ErrNoFull is wrapped by HandOff's error when skillpm-full cannot be
+// found (exit code 16, as for the sigstore helper).
+var ErrNoFull = errors.New(FullName + " is not installed")
+
+// lightNames are the commands the front runs itself, by every name they
+// answer to.
+var lightNames = []string{"list", "ls", "status", "search", "tools", "run", "prompt", "version", "install", "i"}
+
+// Handles reports whether the front runs the command line args itself: the
+// version probe, the commands of Light, and install (which hands off
+// again unless it is a warm no-op), with anything but shell completion
+// (which lists every command). Everything else, the top-level help and
+// unknown commands among it, is the full program's.
+func Handles(args []string) bool {
+	if IsVersionProbe(args) {
+		return true
+	}
+	if args[len(args)-1] == "--generate-bash-completion" {
+		return false
+	}
+	name := CommandName(args)
+	return name != "" && slices.Contains(lightNames, name)
+}
+
+// FindFull returns the path of skillpm-full: the one beside the running
+// executable (symlinks resolved), else the first on PATH. It wraps
+// ErrNoFull when there is none.
+func FindFull() (string, error) {
+	p, beside, err := siblings.Find(FullName)
+	if err != nil {
+		return "", fmt.Errorf("%w: every command but list, status, search, tools, run, prompt, version and a warm install runs in it, and it is neither at %s nor on PATH", ErrNoFull, beside)
+	}
+	return p, nil
+}
+
+// HandOff runs the command line args in skillpm-full, in place of this
+// process where the system can (exec on Unix: same process, streams,
+// signals and exit code). It returns only when that fails.
+func HandOff(args []string) error {
+	full, err := FindFull()
+	if err != nil {
+		return err
+	}
+	return handOff(full, args)
+}

@@ -1,0 +1,77 @@
+package command
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/skillpm/skillpm/skill"
+)
+
+// Text that comes from registries and skills (names, descriptions,
+// annotations, tool descriptions, signer identities, error messages that
+// quote them) is escaped before it is printed for people, always, not
+// only on a terminal: output captured in a log or a CI transcript is
+// read in a terminal later. Terminal controls (skill.IsTerminalControl:
+// ESC, BEL, CR, DEL, C1, bidi overrides) and bytes that are not UTF-8
+// are written as Go escapes (\x1b, \u202e, \xff), so a skill cannot
+// rewrite the screen or fake a line of skillpm's output. --json output
+// is escaped by encoding/json instead.
+
+// TermLine escapes s for a single-line field or a table cell: newlines
+// and tabs are escaped too, so one field cannot start a line of its own.
+func TermLine(s string) string { return termEscape(s, true) }
+
+// TermText escapes s for multi-line text (messages, prompts): newlines
+// and tabs are kept.
+func TermText(s string) string { return termEscape(s, false) }
+
+func termEscape(s string, oneLine bool) string {
+	if !needsEscape(s, oneLine) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n' && oneLine:
+			b.WriteString(`\n`)
+		case r == '\t' && oneLine:
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x80 && skill.IsTerminalControl(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case skill.IsTerminalControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// needsEscape reports whether termEscape would change s: the common case,
+// plain text, is returned as is without allocating.
+func needsEscape(s string, oneLine bool) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && (oneLine || c != '\n' && c != '\t') || c == 0x7f {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || skill.IsTerminalControl(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}

@@ -1,0 +1,33 @@
+package command
+
+import (
+	"testing"
+)
+
+func TestTermEscape(t *testing.T) {
+	for _, tc := range []struct{ in, line, text string }{
+		{"plain text, é 📄", "plain text, é 📄", "plain text, é 📄"},
+		{"\x1b[2J\x1b[Hall skills verified OK\a", `\x1b[2J\x1b[Hall skills verified OK\x07`, `\x1b[2J\x1b[Hall skills verified OK\x07`},
+		{"a\rb", `a\rb`, `a\rb`},
+		{"one\ntwo\tthree", `one\ntwo\tthree`, "one\ntwo\tthree"},
+		{"del\x7f nul\x00 bs\b", `del\x7f nul\x00 bs\x08`, `del\x7f nul\x00 bs\x08`},
+		{"c1 \u009b2J", `c1 \u009b2J`, `c1 \u009b2J`},
+		{"bidi \u202eevil\u202c \u2066x\u2069", `bidi \u202eevil\u202c \u2066x\u2069`, `bidi \u202eevil\u202c \u2066x\u2069`},
+		{"bad \xff\x9b utf8", `bad \xff\x9b utf8`, `bad \xff\x9b utf8`},
+		{"", "", ""},
+	} {
+		if got := TermLine(tc.in); got != tc.line {
+			t.Errorf("TermLine(%q) = %q; want %q", tc.in, got, tc.line)
+		}
+		if got := TermText(tc.in); got != tc.text {
+			t.Errorf("TermText(%q) = %q; want %q", tc.in, got, tc.text)
+		}
+	}
+}
+
+func BenchmarkTermLinePlain(b *testing.B) {
+	s := "Extract text and tables from PDF files. Use it when the user gives a PDF."
+	for b.Loop() {
+		_ = TermLine(s)
+	}
+}

@@ -1,0 +1,272 @@
+package command
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/skillpm/skillpm/install"
+	"github.com/skillpm/skillpm/internal/atomicfile"
+	"github.com/skillpm/skillpm/internal/boundedfile"
+	"github.com/skillpm/skillpm/lockfile"
+	"github.com/skillpm/skillpm/project"
+	"github.com/urfave/cli/v2"
+)
+
+// Warm installs. 'skillpm install' with nothing to do is what CI, hooks
+// and agents run most, and it would pay for starting the full program
+// only to find that. So the full program, after an install that changed
+// and wrote nothing, leaves a stamp in the cache: a digest of everything
+// that run depended on (the command line, the working folder, skillpm's
+// environment variables, the full program's file, and the bytes of
+// skills.yaml, skills.lock and the user and system configs), the options
+// it planned the targets with, and what it printed. The front answers the
+// same command line itself, under the project lock, when that digest is
+// unchanged and install.UpToDate (the full program's own planning) finds
+// every target still holding the lock; anything else, and any doubt, is
+// handed to skillpm-full. The stamp is trusted as the rest of the user's
+// cache is. The full program leaves none for a run that read anything
+// else that could change under an unchanged lock (a local folder source,
+// a trust policy's signature checks), or that printed debug output.
+
+// warmVersion names the stamp format and what its digest covers.
+const warmVersion = "skillpm warm install v1"
+
+// maxWarmInput bounds each file the digest reads, and the stamp.
+const maxWarmInput = 64 << 20
+
+// warmStamp is what a no-op install left for the front.
+type warmStamp struct {
+	Inputs     string   `json:"inputs"` // warmInputs of that run
+	Targets    []string `json:"targets"`
+	Owner      string   `json:"owner"`
+	Root       string   `json:"root"`
+	Allow      []string `json:"allow,omitempty"`
+	RecordMemo string   `json:"recordMemo,omitempty"`
+	LockMemo   string   `json:"lockMemo,omitempty"`
+	Stdout     []byte   `json:"stdout"`
+	Stderr     []byte   `json:"stderr"`
+}
+
+// WarmOptions are the target options a no-op install planned with
+// (manager.Manager.TargetOptions) and the lock memo it read the lock
+// through.
+type WarmOptions struct {
+	Targets    []string
+	Owner      string
+	Bounds     install.Bounds
+	RecordMemo string
+	LockMemo   string
+}
+
+// WarmRecorder watches one install run of the full program for a stamp.
+type WarmRecorder struct {
+	e              *Env
+	args           []string
+	dir, full      string
+	inputs         string
+	out, errOut    bytes.Buffer
+	stdout, stderr io.Writer
+}
+
+// warmEligible reports whether a command line may be answered from a
+// stamp: not a dry run, a bundle, a forced or debugged run, or one with
+// --agent targets.
+func warmEligible(args []string) bool {
+	for _, f := range []string{"dry-run", "from", "force", "debug", "agent"} {
+		if HasFlag(args, f) || slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--"+f+"=") }) {
+			return false
+		}
+	}
+	return true
+}
+
+// StartWarm begins watching an install of the project in dir: it takes
+// the digest of the run's inputs now and copies what the run prints. It
+// returns nil when the command line cannot be answered from a stamp.
+func StartWarm(e *Env, args []string, dir string) *WarmRecorder {
+	full, err := os.Executable()
+	if err != nil || !warmEligible(args) {
+		return nil
+	}
+	inputs, err := warmInputs(args, dir, full)
+	if err != nil {
+		return nil
+	}
+	r := &WarmRecorder{e: e, args: args, dir: dir, full: full, inputs: inputs, stdout: e.Stdout, stderr: e.Stderr}
+	e.Stdout, e.Stderr = io.MultiWriter(e.Stdout, &r.out), io.MultiWriter(e.Stderr, &r.errOut)
+	return r
+}
+
+// Finish stops watching. With noop (the run changed and wrote nothing
+// and read nothing a stamp does not cover), it leaves the stamp, if the
+// inputs are still those the run started with. Failing to write it is
+// not an error: the next run is only slower.
+func (r *WarmRecorder) Finish(noop bool, o WarmOptions) {
+	if r == nil {
+		return
+	}
+	r.e.Stdout, r.e.Stderr = r.stdout, r.stderr
+	path, err := warmStampPath(r.args)
+	if err != nil {
+		return
+	}
+	if !noop {
+		os.Remove(path)
+		return
+	}
+	if inputs, err := warmInputs(r.args, r.dir, r.full); err != nil || inputs != r.inputs {
+		return
+	}
+	data, err := json.Marshal(warmStamp{Inputs: r.inputs, Targets: o.Targets, Owner: o.Owner, Root: o.Bounds.Root, Allow: o.Bounds.Allow,
+		RecordMemo: o.RecordMemo, LockMemo: o.LockMemo, Stdout: r.out.Bytes(), Stderr: r.errOut.Bytes()})
+	if err != nil || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
+		return
+	}
+	atomicfile.WriteFile(path, data, 0o600)
+}
+
+// errNotWarm is any reason the front cannot answer an install itself.
+var errNotWarm = errors.New("not a warm no-op install")
+
+// warmInstall answers the install command line args from its stamp: it
+// prints what the no-op run printed and returns nil, or errNotWarm (or
+// another error) when the full program must run it.
+func warmInstall(ctx context.Context, e *Env, c *cli.Context, args []string) error {
+	if !warmEligible(args) {
+		return errNotWarm
+	}
+	dir, err := ProjectDir(c)
+	if err != nil {
+		return err
+	}
+	full, err := FindFull()
+	if err != nil {
+		return err
+	}
+	path, err := warmStampPath(args)
+	if err != nil {
+		return err
+	}
+	data, err := boundedfile.Read(path, maxWarmInput)
+	if err != nil {
+		return err
+	}
+	var st warmStamp
+	if err := json.Unmarshal(data, &st); err != nil {
+		return err
+	}
+	l, err := install.Acquire(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer l.Unlock()
+	inputs, err := warmInputs(args, dir, full)
+	if err != nil || inputs != st.Inputs {
+		return errNotWarm
+	}
+	lock, err := lockfile.ReadMemo(filepath.Join(dir, lockfile.FileName), st.LockMemo)
+	if err != nil || lock == nil {
+		return errNotWarm
+	}
+	ok, err := install.UpToDate(lock, install.Options{Targets: st.Targets, Owner: st.Owner,
+		Bounds: install.Bounds{Root: st.Root, Allow: st.Allow}, RecordMemo: st.RecordMemo})
+	if err != nil || !ok {
+		return errNotWarm
+	}
+	e.Stderr.Write(st.Stderr)
+	_, err = e.Stdout.Write(st.Stdout)
+	return err
+}
+
+// warmStampPath is where the stamp of a command line run in the current
+// folder lives: one per folder and command line, replaced by each no-op.
+func warmStampPath(args []string) (string, error) {
+	cache, err := CacheDir()
+	if err != nil {
+		return "", err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	put(h, warmVersion)
+	put(h, wd)
+	for _, a := range args[1:] {
+		put(h, a)
+	}
+	return filepath.Join(cache, "warm", hex.EncodeToString(h.Sum(nil))), nil
+}
+
+// warmInputs digests everything an install of the project in dir depends
+// on besides its targets (which install.UpToDate checks): see the
+// comment at the top of this file.
+func warmInputs(args []string, dir, full string) (string, error) {
+	h := sha256.New()
+	put(h, warmVersion)
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	put(h, wd)
+	put(h, strconv.Itoa(len(args)))
+	for _, a := range args[1:] {
+		put(h, a)
+	}
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return !strings.HasPrefix(name, "SKILLPM_") && !strings.HasPrefix(name, "XDG_") && name != "HOME" && name != "NO_COLOR" && name != "TERM"
+	})
+	slices.Sort(env)
+	put(h, strconv.Itoa(len(env)))
+	for _, kv := range env {
+		put(h, kv)
+	}
+	fi, err := os.Stat(full)
+	if err != nil {
+		return "", err
+	}
+	put(h, full)
+	put(h, strconv.FormatInt(fi.Size(), 10)+" "+strconv.FormatInt(fi.ModTime().UnixNano(), 10))
+	put(h, dir)
+	cfg, err := userConfigPath()
+	if err != nil {
+		cfg = ""
+	}
+	for _, p := range []string{filepath.Join(dir, project.FileName), filepath.Join(dir, lockfile.FileName), cfg, SystemConfigPath()} {
+		put(h, p)
+		if p == "" {
+			continue
+		}
+		data, err := boundedfile.Read(p, maxWarmInput)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			put(h, "absent")
+		case err != nil:
+			return "", err
+		default:
+			put(h, "present")
+			h.Write(data)
+			put(h, strconv.Itoa(len(data)))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// put adds s to h, length-prefixed.
+func put(h io.Writer, s string) {
+	io.WriteString(h, strconv.Itoa(len(s)))
+	io.WriteString(h, ":")
+	io.WriteString(h, s)
+}
