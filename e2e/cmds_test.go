@@ -171,6 +171,9 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 	if se == nil {
 		ts.Fatalf("registry: no script environment (Setup did not run)")
 	}
+	if se.bin == "" {
+		ts.Fatalf("registry: %v", errNoRegistry)
+	}
 	if len(args) < 2 || !envName.MatchString(args[1]) {
 		ts.Fatalf("%s", usage)
 	}

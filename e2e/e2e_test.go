@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -67,10 +69,12 @@ func exeSuffix() string {
 	return ""
 }
 
-// TestScripts runs every script in testdata/script against every registry
-// kind: TestScripts/<kind>/<script>. Kinds run in parallel, and so do the
-// scripts within a kind; each kind shares one registry server ($REGISTRY),
-// so scripts use repository names of their own (see README.md).
+// TestScripts runs the scripts in testdata/script: those that use a
+// registry (see usesRegistry) against every registry kind, the others once,
+// under the first kind; each as TestScripts/<kind>/<script>. Kinds run in
+// parallel, and so do the scripts within a kind; each kind shares one
+// registry server ($REGISTRY), so scripts use repository names of their
+// own (see README.md).
 func TestScripts(t *testing.T) {
 	runScripts(t, filepath.Join("testdata", "script"))
 }
@@ -82,33 +86,90 @@ func TestHarness(t *testing.T) {
 }
 
 func runScripts(t *testing.T, dir string) {
-	for _, k := range kinds() {
+	registryKinds, err := kinds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	withRegistry, without := splitScripts(t, dir)
+	for i, k := range registryKinds {
 		t.Run(k.name, func(t *testing.T) {
 			t.Parallel()
+			if i == 0 && len(without) > 0 {
+				// No registry: these run even when k's binary is missing.
+				testscript.Run(t, scriptParams(without, k, "", nil))
+			}
+			if len(withRegistry) == 0 {
+				return
+			}
 			bin := k.binary(t)
 			srv, err := startTestServer(t, k.name, bin, serverOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("%s registry at %s (log %s)", k.name, srv.addr, srv.logPath)
-			testscript.Run(t, scriptParams(dir, k, bin, srv))
+			testscript.Run(t, scriptParams(withRegistry, k, bin, srv))
 		})
 	}
+}
+
+// usesRegistry matches a script that depends on the registry kind it runs
+// against: one that names $REGISTRY or $REGISTRY_KIND (anywhere in the
+// file, so a program in its archive that reads them counts too), has a
+// [kind:…] condition, or runs the registry command. Those are the only ways
+// a script reaches a test registry: the harness gives a script the shared
+// server's address only as $REGISTRY, and starts another only for
+// 'registry start'. A script that matches nothing runs with neither
+// variable set, and 'registry' and [kind:…] fail in it (scriptParams).
+var usesRegistry = regexp.MustCompile(`(?m)\bREGISTRY(_KIND)?\b|\[!?kind:|^[ \t]*((\[[^\]\n]*\]|!|\?)[ \t]*)*registry([ \t]|$)`)
+
+// errNoRegistry is what 'registry' and [kind:…] say in a script that runs
+// without a registry, should one slip past usesRegistry.
+var errNoRegistry = errors.New("this script runs without a registry: usesRegistry (e2e/e2e_test.go) found no $REGISTRY, $REGISTRY_KIND, [kind:…] or registry command in it")
+
+// splitScripts returns the scripts in dir (the .txtar and .txt files, as
+// testscript reads a folder) that use a registry, and those that do not.
+func splitScripts(t *testing.T, dir string) (withRegistry, without []string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if name := e.Name(); !strings.HasSuffix(name, ".txtar") && !strings.HasSuffix(name, ".txt") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if usesRegistry.Match(data) {
+			withRegistry = append(withRegistry, path)
+		} else {
+			without = append(without, path)
+		}
+	}
+	if len(withRegistry)+len(without) == 0 {
+		t.Fatalf("no scripts in %s", dir)
+	}
+	return withRegistry, without
 }
 
 // scriptEnv is what a script's custom commands need to know about the run.
 type scriptEnv struct {
 	kind   registryKind
-	bin    string     // the kind's registry binary, for 'registry start'
+	bin    string     // the kind's registry binary, for 'registry start'; "" in a script without a registry
 	tb     testing.TB // the script's own test
 	extras map[string]*server
 }
 
 type scriptEnvKey struct{}
 
-func scriptParams(dir string, k registryKind, bin string, srv *server) testscript.Params {
+// scriptParams runs files against srv, a server of kind k started from bin;
+// with srv nil, without a registry.
+func scriptParams(files []string, k registryKind, bin string, srv *server) testscript.Params {
 	return testscript.Params{
-		Dir:                 dir,
+		Files:               files,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("SKILLPM_E2E_UPDATE") != "",
@@ -126,8 +187,10 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 			e.Setenv("SKILLPM_SYSTEM_CONFIG", filepath.Join(home, "system-config.yaml"))
 			e.Setenv("NO_COLOR", "1")
 			e.Setenv("LANG", "C.UTF-8")
-			e.Setenv("REGISTRY", srv.addr)
-			e.Setenv("REGISTRY_KIND", k.name)
+			if srv != nil {
+				e.Setenv("REGISTRY", srv.addr)
+				e.Setenv("REGISTRY_KIND", k.name)
+			}
 			e.Setenv("COSIGN", cosignBin())
 			e.Setenv("MCP_JS", mcpJSModules())
 			e.Setenv("ORAS", orasBin())
@@ -139,6 +202,9 @@ func scriptParams(dir string, k registryKind, bin string, srv *server) testscrip
 		},
 		Condition: func(cond string) (bool, error) {
 			if name, ok := strings.CutPrefix(cond, "kind:"); ok {
+				if srv == nil {
+					return false, errNoRegistry
+				}
 				known := false
 				for _, k := range allKinds() {
 					known = known || k.name == name

@@ -27,7 +27,6 @@ type registryKind struct {
 	get    string // how to provide the binary, for the skip/fail message
 }
 
-// kinds returns the registries every script runs against.
 // toolsDir is where scripts/test keeps the pinned tools it builds.
 func toolsDir() string {
 	tools := os.Getenv("SKILLPM_TOOLS")
@@ -54,19 +53,27 @@ func cosignBin() string {
 	return ""
 }
 
-func kinds() []registryKind {
+// kinds returns the registry kinds the scripts run against, in the order
+// $SKILLPM_E2E_KINDS lists them (comma-separated names, e.g.
+// "docker-registry,distribution"), or every kind when it is empty. The
+// first runs the scripts that use no registry.
+func kinds() ([]registryKind, error) {
 	all := allKinds()
-	only := os.Getenv("SKILLPM_E2E_KINDS") // e.g. "distribution"; default all
+	only := os.Getenv("SKILLPM_E2E_KINDS")
 	if only == "" {
-		return all
+		return all, nil
 	}
 	var out []registryKind
-	for _, k := range all {
-		if slices.Contains(strings.Split(only, ","), k.name) {
-			out = append(out, k)
+	for _, name := range strings.Split(only, ",") {
+		i := slices.IndexFunc(all, func(k registryKind) bool { return k.name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("SKILLPM_E2E_KINDS=%s: unknown registry kind %q", only, name)
+		}
+		if !slices.Contains(out, all[i]) {
+			out = append(out, all[i])
 		}
 	}
-	return out
+	return out, nil
 }
 
 // allKinds lists every registry kind the suite knows.
@@ -103,7 +110,7 @@ func (k registryKind) binary(t *testing.T) string {
 	if inCI() {
 		t.Fatalf("%s; CI is set, so this is a failure, not a skip", msg)
 	}
-	t.Skipf("SKIPPING every script against %s: %s", k.name, msg)
+	t.Skipf("SKIPPING every script that uses a registry against %s: %s", k.name, msg)
 	return ""
 }
 
