@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -172,24 +171,6 @@ func writeProject(dir, home, host, prefix string, skills []published) error {
 
 func writeHomeConfig(home, host string) error {
 	return writeFile(filepath.Join(home, "config.yaml"), []byte(fmt.Sprintf("plain_http: [%q]\n", host)), 0o644)
-}
-
-// emptyHome removes everything under home but the user config: the blob
-// cache and the index, for a cold install.
-func emptyHome(home string) error {
-	entries, err := os.ReadDir(home)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	for _, e := range entries {
-		if e.Name() == "config.yaml" {
-			continue
-		}
-		if err := os.RemoveAll(filepath.Join(home, e.Name())); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // writeStartFixtures writes what the process-start rows read: a project

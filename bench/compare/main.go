@@ -37,6 +37,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -47,6 +48,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 )
 
 func main() {
@@ -163,6 +165,7 @@ func main() {
 // bench holds the binaries and the registry every measurement uses.
 type bench struct {
 	skillpm, floor, hello, oras, rusage string
+	trash                               int // paths discarded so far (discard)
 	host, work                          string
 	coldOnly                            bool   // only the floor and the cold install
 	base                                string // with coldOnly, a skillpm to compare with
@@ -235,29 +238,30 @@ func (b *bench) installRows(ctx context.Context, n, size, rounds int) {
 		log.Fatalf("skillpm install of %d skills: %v\n%s", n, s.err, s.out)
 	}
 	out := filepath.Join(dir, "out")
+	if !b.warmOnly {
+		settle()
+	}
 	if b.warmOnly {
 		b.warmRows(proj, env, n, total, rounds)
-		os.RemoveAll(dir)
+		b.discard(dir)
 		return
 	}
 	vs := []variant{
 		{name: "raw floor (8 connections, each blob once)", run: func() sample {
-			os.RemoveAll(out)
+			b.discard(out)
 			return b.exec(dir, nil, b.floor, "-urls", urlFile, "-o", out)
 		}},
 		{name: "skillpm install, cold, 2 targets", run: func() sample {
-			check(emptyHome(home))
-			os.RemoveAll(filepath.Join(proj, ".claude"))
-			os.RemoveAll(filepath.Join(proj, ".agents"))
+			b.emptyHome(home)
+			b.discard(filepath.Join(proj, ".claude"), filepath.Join(proj, ".agents"))
 			return b.exec(proj, env, b.skillpm, "install")
 		}},
 	}
 	if b.coldOnly {
 		if b.base != "" {
 			vs = append(vs, variant{name: "base skillpm install, cold, 2 targets", run: func() sample {
-				check(emptyHome(home))
-				os.RemoveAll(filepath.Join(proj, ".claude"))
-				os.RemoveAll(filepath.Join(proj, ".agents"))
+				b.emptyHome(home)
+				b.discard(filepath.Join(proj, ".claude"), filepath.Join(proj, ".agents"))
 				return b.exec(proj, env, b.base, "install")
 			}})
 		}
@@ -268,12 +272,12 @@ func (b *bench) installRows(ctx context.Context, n, size, rounds int) {
 		for _, r := range res[1:] {
 			row(r, res[0], "x floor (target <= 2x)")
 		}
-		os.RemoveAll(dir)
+		b.discard(dir)
 		return
 	}
 	if b.oras != "" {
 		vs = append(vs, variant{name: "oras pull loop (a process per skill)", run: func() sample {
-			os.RemoveAll(out)
+			b.discard(out)
 			var sum sample
 			for _, p := range pubs {
 				s := b.exec(dir, env, b.oras, "pull", "--plain-http", "-o", filepath.Join(out, p.name), p.ref.String())
@@ -311,8 +315,55 @@ func (b *bench) installRows(ctx context.Context, n, size, rounds int) {
 			row(r, r, "")
 		}
 	}
-	// Leave the disk as it was for the next N.
-	os.RemoveAll(dir)
+	b.discard(dir)
+}
+
+// discard moves what a round wrote out of the way, into the work
+// folder's trash, which is deleted when the program ends. Deleting it
+// between rounds would measure ext4 rather than what runs: for about 30
+// seconds (dirty_expire) the kernel will not reuse a freed inode, and it
+// reads the inode table to tell, so creating files right after a large
+// tree was deleted costs several times as much, more the larger the tree
+// (seen here as a cold install of 500 skills costing 3x per skill what
+// one of 100 did).
+func (b *bench) discard(paths ...string) {
+	dir := filepath.Join(b.work, "trash")
+	check(os.MkdirAll(dir, 0o755))
+	for _, p := range paths {
+		b.trash++
+		if err := os.Rename(p, filepath.Join(dir, strconv.Itoa(b.trash))); err != nil && !errors.Is(err, os.ErrNotExist) {
+			check(err)
+		}
+	}
+}
+
+// settle waits until the file system has forgotten the deletes the
+// fixtures made (the registry's upload folders, the unmeasured first
+// install's staging), for the reason discard gives: the kernel's
+// dirty_expire interval, 30 s by default.
+func settle() {
+	wait := 30 * time.Second
+	if b, err := os.ReadFile("/proc/sys/vm/dirty_expire_centisecs"); err == nil {
+		if cs, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			wait = time.Duration(cs) * 10 * time.Millisecond
+		}
+	}
+	fmt.Fprintf(os.Stderr, "waiting %s for the file system to settle (see settle)\n", wait+time.Second)
+	time.Sleep(wait + time.Second)
+}
+
+// emptyHome discards everything under home but the user config: the
+// blob cache and the index, for a cold install.
+func (b *bench) emptyHome(home string) {
+	entries, err := os.ReadDir(home)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		check(err)
+	}
+	for _, e := range entries {
+		if e.Name() != "config.yaml" {
+			b.discard(filepath.Join(home, e.Name()))
+		}
+	}
 }
 
 // warmRows measures only the warm installs of the project proj, and
@@ -361,16 +412,16 @@ func (b *bench) bigSkill(ctx context.Context, mb int) {
 	if s := b.exec(proj, env, b.skillpm, "install"); s.err != nil {
 		log.Fatalf("skillpm install of a %d MB skill: %v\n%s", mb, s.err, s.out)
 	}
+	settle()
 	out := filepath.Join(dir, "out")
 	res := alternate([]variant{
 		{name: "raw floor", run: func() sample {
-			os.RemoveAll(out)
+			b.discard(out)
 			return b.exec(dir, nil, b.floor, "-urls", writeURLs(dir, pubs), "-o", out)
 		}},
 		{name: "skillpm install, cold, 2 targets", run: func() sample {
-			check(emptyHome(home))
-			os.RemoveAll(filepath.Join(proj, ".claude"))
-			os.RemoveAll(filepath.Join(proj, ".agents"))
+			b.emptyHome(home)
+			b.discard(filepath.Join(proj, ".claude"), filepath.Join(proj, ".agents"))
 			return b.exec(proj, env, b.skillpm, "install")
 		}},
 	}, 3)
@@ -378,7 +429,7 @@ func (b *bench) bigSkill(ctx context.Context, mb int) {
 	header("ratio")
 	row(res[0], res[0], "")
 	row(res[1], res[0], "x floor (peak RSS target <= 64 MB)")
-	os.RemoveAll(dir)
+	b.discard(dir)
 }
 
 func writeURLs(dir string, pubs []published) string {
