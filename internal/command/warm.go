@@ -27,8 +27,8 @@ import (
 // and agents run most, and it would pay for starting the full program
 // only to find that. So the full program, after an install that changed
 // and wrote nothing, leaves a stamp in the cache: a digest of everything
-// that run depended on (the command line, the working folder, skillpm's
-// environment variables, the full program's file, and the bytes of
+// that run depended on (the command line, the working folder, the
+// environment variables it reads (warmEnv), the full program's file, and the bytes of
 // skills.yaml, skills.lock and the user and system configs), the options
 // it planned the targets with, and what it printed. The front answers the
 // same command line itself, under the project lock, when that digest is
@@ -41,6 +41,14 @@ import (
 
 // warmVersion names the stamp format and what its digest covers.
 const warmVersion = "skillpm warm install v1"
+
+// warmEnv are the environment variables an install reads besides PATH
+// (which only finds skillpm-full, whose file the digest covers): where
+// the configs, the cache and the user scope are, the default registry,
+// and how output looks. Secrets (SKILLPM_KEY_PASSWORD, tokens) are not
+// among them, and so never digested into the cache.
+var warmEnv = []string{"SKILLPM_HOME", "SKILLPM_REGISTRY", "SKILLPM_SYSTEM_CONFIG", "SKILLPM_TEST_CRASH_AFTER_SWAPS",
+	"HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "NO_COLOR", "TERM"}
 
 // maxWarmInput bounds each file the digest reads, and the stamp.
 const maxWarmInput = 64 << 20
@@ -226,7 +234,7 @@ func warmInputs(args []string, dir, full string) (string, error) {
 	}
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
-		return !strings.HasPrefix(name, "SKILLPM_") && !strings.HasPrefix(name, "XDG_") && name != "HOME" && name != "NO_COLOR" && name != "TERM"
+		return !slices.Contains(warmEnv, name)
 	})
 	slices.Sort(env)
 	put(h, strconv.Itoa(len(env)))
