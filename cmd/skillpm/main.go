@@ -12,32 +12,26 @@
 package main
 
 import (
-	"fmt"
-	"os"
+	"context"
 
 	"github.com/skillpm/skillpm/internal/command"
-	"github.com/skillpm/skillpm/sandbox"
 )
 
 func main() {
-	// Sandbox launcher: a confined tool run re-executes skillpm with this
-	// hidden first argument to apply its policy and start the handler.
-	if sandbox.IsLauncher(os.Args) {
-		code, err := sandbox.Launch(os.Args)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-		}
-		os.Exit(code)
+	command.Main(handOff, func(ctx context.Context, e *command.Env, args []string) int {
+		cmds := append(command.Light(e), command.WarmInstallCommand(e))
+		return command.Run(ctx, e, command.NewApp(e, cmds), args)
+	})
+}
+
+// handOff execs skillpm-full for every command line the front does not
+// run itself, before any signal is handled here; it returns only if that
+// failed.
+func handOff(e *command.Env, args []string) (int, bool) {
+	if command.Handles(args) {
+		return 0, false
 	}
-	e := &command.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
-	if !command.Handles(os.Args) {
-		err := command.HandOff(os.Args) // returns only if it failed
-		e.JSON = command.HasFlag(os.Args, "json")
-		os.Exit(command.Report(e, err))
-	}
-	ctx, stop := command.SignalContext(e)
-	cmds := append(command.Light(e), command.WarmInstallCommand(e))
-	code := command.Run(ctx, e, command.NewApp(e, cmds), os.Args)
-	stop()
-	os.Exit(code)
+	err := command.HandOff(args)
+	e.JSON = command.HasFlag(args, "json")
+	return command.Report(e, err), true
 }
