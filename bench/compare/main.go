@@ -444,10 +444,11 @@ func writeURLs(dir string, pubs []published) string {
 
 // build compiles a package of this module into out.
 func build(pkg, out string) {
-	cmd := exec.Command("go", "build", "-o", out, pkg)
-	// Static, as the README's install line builds skillpm: a cgo binary
-	// pays the dynamic loader and libc on every start (hello-world is
-	// static either way: it imports no net or os/user).
+	// As the README's install line builds skillpm: static (a cgo binary
+	// pays the dynamic loader and libc on every start; hello-world is
+	// static either way: it imports no net or os/user), and without the
+	// CLI library's documentation generator (urfave_cli_no_docs).
+	cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", out, pkg)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
