@@ -33,6 +33,10 @@ var heavy = []string{
 	"github.com/opencontainers/image-spec/",
 	// urfave/cli's Markdown and man-page generator, which skillpm never
 	// calls, and the parser it brings: out with the README's build tags.
+	// The HTTP stack: only the sandbox's filtering proxy needs it, served
+	// by skillpm-full (sandbox/netproxy).
+	"net/http",
+	"crypto/tls",
 	"github.com/cpuguy83/go-md2man/",
 	"github.com/russross/blackfriday/",
 }
