@@ -46,6 +46,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -378,7 +379,13 @@ func (b *bench) warmRows(proj string, env []string, n int, total int64, rounds i
 	policy := filepath.Join(b.work, "policy-none.yaml")
 	check(writeFile(policy, []byte("version: 1\nrules:\n  - prefix: \"*\"\n    require: none\n"), 0o644))
 	var vs []variant
-	for _, x := range bins {
+	for i, x := range bins {
+		env := env
+		if i > 0 {
+			// A home of its own: the warm stamps of one command line are
+			// one file, and each program would replace the other's.
+			env = b.ownHome(env, x.label)
+		}
 		// Not measured: the first no-op of each command line leaves the
 		// stamp a front answers the later ones from.
 		b.exec(proj, env, x.path, "install")
@@ -409,6 +416,22 @@ func (b *bench) warmRows(proj string, env []string, n int, total int64, rounds i
 		row(r, version, note)
 	}
 	row(version, version, "")
+}
+
+// ownHome returns env with SKILLPM_HOME moved to a new folder beside the
+// work folder's, holding a copy of its config.yaml.
+func (b *bench) ownHome(env []string, label string) []string {
+	out := slices.Clone(env)
+	for i, kv := range out {
+		if home, ok := strings.CutPrefix(kv, "SKILLPM_HOME="); ok {
+			own := filepath.Join(b.work, "home-"+strings.ReplaceAll(label, " ", "-"))
+			cfg, err := os.ReadFile(filepath.Join(home, "config.yaml"))
+			check(err)
+			check(writeFile(filepath.Join(own, "config.yaml"), cfg, 0o644))
+			out[i] = "SKILLPM_HOME=" + own
+		}
+	}
+	return out
 }
 
 // bigSkill measures a cold install of one skill with a large asset.
