@@ -41,7 +41,9 @@ func testMain(m *testing.M) int {
 // ./cmd/skillpm-sigstore, into dir, so that scripts run the real
 // programs exactly as users do (skillpm finds the helper beside itself).
 func buildSkillpm(dir string) error {
-	args := []string{"build", "-o", dir + string(filepath.Separator)}
+	// With the README's install flags: -tags urfave_cli_no_docs (and
+	// scripts/test precompiles with the same tags).
+	args := []string{"build", "-tags", "urfave_cli_no_docs", "-o", dir + string(filepath.Separator)}
 	if os.Getenv("SKILLPM_E2E_RACE") != "" {
 		// CI runs the suite once more with a race-detecting binary:
 		// install, pull and the MCP server are concurrent.

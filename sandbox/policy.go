@@ -93,6 +93,12 @@ type Rule struct {
 	Access Access `json:"access"`
 }
 
+// InProxyPort is the port the launcher listens on, on 127.0.0.1 inside
+// the sandbox's own network namespace, for the filtering proxy (package
+// netproxy). The namespace is private to one run, so a fixed port is
+// always free.
+const InProxyPort = 3128
+
 // Net is what network access a policy allows.
 type Net string
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,13 +28,11 @@ type Sandbox struct {
 	// Warn, if set, is told once why runs are not confined (platform
 	// cannot enforce) in default mode.
 	Warn func(msg string)
-	// ProxyResolve, if set, is how the filtering proxy of a tool with
-	// network.outbound hosts looks up an allowed name (tests give names
-	// addresses). Default: the system resolver.
-	ProxyResolve func(ctx context.Context, host string) ([]netip.Addr, error)
-	// ProxyDial, if set, is how the proxy connects to a checked address,
-	// IP:port (tests map addresses to loopback servers). Default: TCP.
-	ProxyDial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Proxy starts the filtering proxy (package sandbox/netproxy) for a
+	// tool that declares network.outbound hosts, serving on l until its
+	// Close: netproxy.Start in this process, or ProxyProcess in a child.
+	// Without it such a tool does not run.
+	Proxy func(outbound []string, l net.Listener) (Proxy, error)
 
 	viaLauncher bool // benchmarks: start through the launcher, as before direct starts
 
@@ -135,11 +132,9 @@ var proxyEnv = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", 
 // a private folder, points pol (and so the launcher's forwarder) at it,
 // and sets the child's proxy variables. The returned func stops it.
 func (p *proc) startProxy(pol *sandbox.Policy, outbound []string, s *Sandbox) (func(), error) {
-	px, err := sandbox.NewProxy(outbound)
-	if err != nil {
-		return nil, err
+	if s.Proxy == nil {
+		return nil, errors.New("no filtering proxy to start for network.outbound")
 	}
-	px.Resolve, px.Dial = s.ProxyResolve, s.ProxyDial
 	dir, err := os.MkdirTemp("", "skillpm-proxy-")
 	if err != nil {
 		return nil, err
@@ -150,7 +145,12 @@ func (p *proc) startProxy(pol *sandbox.Policy, outbound []string, s *Sandbox) (f
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	go px.Serve(l)
+	px, err := s.Proxy(outbound, l)
+	if err != nil {
+		l.Close()
+		os.RemoveAll(dir)
+		return nil, err
+	}
 	pol.ProxySocket, pol.ProxyPort = sock, sandbox.InProxyPort
 	url := fmt.Sprintf("http://127.0.0.1:%d", sandbox.InProxyPort)
 	for _, k := range proxyEnv {

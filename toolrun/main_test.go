@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/sandbox"
+	"github.com/skillpm/skillpm/sandbox/netproxy"
 )
 
 // TestMain lets the test binary serve as the sandbox launcher, as the
@@ -17,6 +18,10 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 		}
 		os.Exit(code)
+	}
+	// And as skillpm-full serving a filtering proxy (ProxyProcess).
+	if sandbox.IsProxyChild(os.Args) {
+		os.Exit(netproxy.RunChild(os.Args, os.Stdin, os.Stdout))
 	}
 	os.Exit(m.Run())
 }

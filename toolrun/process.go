@@ -44,8 +44,8 @@ type proc struct {
 	redact      *strings.Replacer // if set, replaces secret values in stdout and stderr
 	policy      *sandbox.Policy   // if set, run confined through launcher
 	launcher    string
-	proxy       *sandbox.Proxy // the filtering proxy of a NetProxy policy
-	viaLauncher bool           // benchmarks: use the launcher even when not needed
+	proxy       Proxy // the filtering proxy of a NetProxy policy
+	viaLauncher bool  // benchmarks: use the launcher even when not needed
 }
 
 // outcome is what running a proc produced.

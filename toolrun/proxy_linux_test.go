@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/sandbox"
+	"github.com/skillpm/skillpm/sandbox/netproxy"
 )
 
 // TestSandboxProxyAllowList runs handlers of a tool that declares
@@ -64,7 +65,15 @@ func TestSandboxProxyAllowList(t *testing.T) {
 
 	run := func(body, input string) (*Result, error) {
 		opts, _ := confined(t, sandbox.Default)
-		opts.Sandbox.ProxyDial, opts.Sandbox.ProxyResolve = dial, resolve
+		opts.Sandbox.Proxy = func(outbound []string, l net.Listener) (Proxy, error) {
+			px, err := netproxy.New(outbound)
+			if err != nil {
+				return nil, err
+			}
+			px.Dial, px.Resolve = dial, resolve
+			go px.Serve(l)
+			return px, nil
+		}
 		return runHostile(t, "scripts/h.py", body, perms, opts, input)
 	}
 

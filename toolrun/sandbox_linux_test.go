@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/skillpm/skillpm/sandbox"
+	"github.com/skillpm/skillpm/sandbox/netproxy"
 )
 
 // The hostile-handler tests. On Linux they must enforce: a machine that
@@ -38,7 +39,7 @@ func confined(t *testing.T, mode sandbox.Mode) (Options, string) {
 		t.Fatal(err)
 	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}
-	return Options{WorkDir: t.TempDir(), Env: env, Timeout: 20 * time.Second, Sandbox: &Sandbox{Mode: mode}}, home
+	return Options{WorkDir: t.TempDir(), Env: env, Timeout: 20 * time.Second, Sandbox: &Sandbox{Mode: mode, Proxy: inProcessProxy}}, home
 }
 
 // runHostile runs one handler file (entrypoint at scripts/h.EXT) with perms.
@@ -306,4 +307,9 @@ func TestSandboxStrictAndOff(t *testing.T) {
 	opts, _ = confined(t, sandbox.Strict)
 	res, err := runHostile(t, "scripts/h.sh", body, universal, opts, "")
 	wantDenied(t, res, err, "strict")
+}
+
+// inProcessProxy is the Sandbox.Proxy skillpm-full gives tool runs.
+func inProcessProxy(outbound []string, l net.Listener) (Proxy, error) {
+	return netproxy.Start(outbound, l)
 }

@@ -46,6 +46,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -366,8 +367,8 @@ func (b *bench) emptyHome(home string) {
 	}
 }
 
-// warmRows measures only the warm installs of the project proj, and
-// status, against --version (-only warm); with -base, the base binary's
+// warmRows measures only the warm installs of the project proj, status
+// and verify, against --version (-only warm); with -base, the base binary's
 // too, in the same rounds (before/after).
 func (b *bench) warmRows(proj string, env []string, n int, total int64, rounds int) {
 	type bin struct{ label, path string }
@@ -375,16 +376,31 @@ func (b *bench) warmRows(proj string, env []string, n int, total int64, rounds i
 	if b.base != "" {
 		bins = append(bins, bin{"base skillpm", b.base})
 	}
+	policy := filepath.Join(b.work, "policy-none.yaml")
+	check(writeFile(policy, []byte("version: 1\nrules:\n  - prefix: \"*\"\n    require: none\n"), 0o644))
 	var vs []variant
-	for _, x := range bins {
+	for i, x := range bins {
+		env := env
+		if i > 0 {
+			// A home of its own: the warm stamps of one command line are
+			// one file, and each program would replace the other's.
+			env = b.ownHome(env, x.label)
+		}
 		// Not measured: the first no-op of each command line leaves the
 		// stamp a front answers the later ones from.
 		b.exec(proj, env, x.path, "install")
 		b.exec(proj, env, x.path, "install", "--frozen")
+		if s := b.exec(proj, env, x.path, "verify", "--policy", policy); s.err != nil {
+			log.Fatalf("%s verify: %v\n%s", x.label, s.err, s.out)
+		}
 		vs = append(vs,
 			variant{name: x.label + " install, warm no-op", run: func() sample { return b.exec(proj, env, x.path, "install") }},
 			variant{name: x.label + " install --frozen, warm", run: func() sample { return b.exec(proj, env, x.path, "install", "--frozen") }},
 			variant{name: x.label + " status", run: func() sample { return b.exec(proj, env, x.path, "status") }},
+			// No signature to check (require: none): the lock against
+			// skills.yaml, a HEAD of every locked manifest and blob on the
+			// loopback registry, and the installed files.
+			variant{name: x.label + " verify", run: func() sample { return b.exec(proj, env, x.path, "verify", "--policy", policy) }},
 		)
 	}
 	vs = append(vs, variant{name: "skillpm --version", run: func() sample { return b.exec(proj, env, b.skillpm, "--version") }})
@@ -393,9 +409,29 @@ func (b *bench) warmRows(proj string, env []string, n int, total int64, rounds i
 	header("ratio")
 	version := res[len(res)-1]
 	for _, r := range res[:len(res)-1] {
-		row(r, version, "x --version (target <= 1.3x)")
+		note := "x --version"
+		if strings.Contains(r.name, " install") {
+			note += " (target <= 1.3x)"
+		}
+		row(r, version, note)
 	}
 	row(version, version, "")
+}
+
+// ownHome returns env with SKILLPM_HOME moved to a new folder beside the
+// work folder's, holding a copy of its config.yaml.
+func (b *bench) ownHome(env []string, label string) []string {
+	out := slices.Clone(env)
+	for i, kv := range out {
+		if home, ok := strings.CutPrefix(kv, "SKILLPM_HOME="); ok {
+			own := filepath.Join(b.work, "home-"+strings.ReplaceAll(label, " ", "-"))
+			cfg, err := os.ReadFile(filepath.Join(home, "config.yaml"))
+			check(err)
+			check(writeFile(filepath.Join(own, "config.yaml"), cfg, 0o644))
+			out[i] = "SKILLPM_HOME=" + own
+		}
+	}
+	return out
 }
 
 // bigSkill measures a cold install of one skill with a large asset.
@@ -444,10 +480,11 @@ func writeURLs(dir string, pubs []published) string {
 
 // build compiles a package of this module into out.
 func build(pkg, out string) {
-	cmd := exec.Command("go", "build", "-o", out, pkg)
-	// Static, as the README's install line builds skillpm: a cgo binary
-	// pays the dynamic loader and libc on every start (hello-world is
-	// static either way: it imports no net or os/user).
+	// As the README's install line builds skillpm: static (a cgo binary
+	// pays the dynamic loader and libc on every start; hello-world is
+	// static either way: it imports no net or os/user), and without the
+	// CLI library's documentation generator (urfave_cli_no_docs).
+	cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", out, pkg)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {

@@ -2,7 +2,7 @@
 // user runs them: the built binary, a real OCI layout registry folder, and
 // a project of 100 locked skills with dependencies.
 //
-//	go build -o /tmp/ ./cmd/skillpm ./cmd/skillpm-full ./cmd/skillpm-sigstore
+//	CGO_ENABLED=0 go build -tags urfave_cli_no_docs -o /tmp/ ./cmd/skillpm ./cmd/skillpm-full ./cmd/skillpm-sigstore
 //	go run ./bench/project -skillpm /tmp/skillpm
 //
 // It prints the median wall time of: a cold 'skillpm install' (empty

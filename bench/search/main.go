@@ -1,7 +1,7 @@
 // Command search measures 'skillpm search' over 10,000 indexed skills as a
 // user runs it: the built binary, process start included.
 //
-//	go build -o /tmp/ ./cmd/skillpm ./cmd/skillpm-full ./cmd/skillpm-sigstore
+//	CGO_ENABLED=0 go build -tags urfave_cli_no_docs -o /tmp/ ./cmd/skillpm ./cmd/skillpm-full ./cmd/skillpm-sigstore
 //	go run ./bench/search -skillpm /tmp/skillpm
 //
 // Target: median at most 20 ms. It also prints the median of 'skillpm

@@ -4,7 +4,7 @@
 // repository of N skills (each tagged NAME/v1.0.0), and one CNCF
 // distribution registry on loopback holding the same N skills.
 //
-//	go build -o /tmp/ ./cmd/skillpm ./cmd/skillpm-full ./cmd/skillpm-sigstore
+//	CGO_ENABLED=0 go build -tags urfave_cli_no_docs -o /tmp/ ./cmd/skillpm ./cmd/skillpm-full ./cmd/skillpm-sigstore
 //	go run ./bench/sources -skillpm /tmp/skillpm
 //
 // It prints the median wall time of a cold install (empty cache: resolve,

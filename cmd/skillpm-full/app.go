@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"io"
+	"net"
 
 	"github.com/skillpm/skillpm/internal/command"
+	"github.com/skillpm/skillpm/sandbox/netproxy"
+	"github.com/skillpm/skillpm/toolrun"
 	"github.com/urfave/cli/v2"
 )
 
@@ -84,5 +87,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // code, with the full program's exit codes and hints for every error.
 func runEnv(ctx context.Context, e *command.Env, args []string) int {
 	e.ExitCode, e.Hint = exitCode, hintFor
+	e.Proxy = func(outbound []string, l net.Listener) (toolrun.Proxy, error) {
+		px, err := netproxy.Start(outbound, l)
+		if err != nil {
+			return nil, err
+		}
+		return px, nil
+	}
 	return command.Run(ctx, e, newApp(e), args)
 }

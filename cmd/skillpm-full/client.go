@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 
+	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/internal/command"
+	"github.com/skillpm/skillpm/internal/httpbound"
 
 	"oras.land/oras-go/v2/registry/remote/credentials"
 
@@ -25,7 +27,7 @@ func registryClient(e *command.Env, ro command.RegistryOptions) (*registry.Clien
 		PlainHTTPHosts: cfg.PlainHTTP,
 		UserAgent:      "skillpm/" + command.Version,
 		Limits:         registryLimits(cfg),
-		Timeouts:       ro.Over(cfg.Timeouts),
+		Timeouts:       httpTimeouts(ro.Over(cfg.Timeouts)),
 	}
 	opts.Mirrors = cfg.Mirrors
 	store, err := credentials.NewStoreFromDocker(credentials.StoreOptions{AllowPlaintextPut: true, DetectDefaultNativeStore: true})
@@ -61,4 +63,9 @@ func progress(e *command.Env, p registry.Progress) {
 		return
 	}
 	fmt.Fprintf(e.Stderr, "\r\x1b[Kdownloading %s %s / %s", short, command.HumanBytes(p.Done), command.HumanBytes(p.Total))
+}
+
+// httpTimeouts are the HTTP client's timeouts of the merged settings t.
+func httpTimeouts(t config.Timeouts) httpbound.Timeouts {
+	return httpbound.Timeouts{Connect: t.Connect, ResponseHeader: t.ResponseHeader, Stall: t.Stall}
 }

@@ -7,6 +7,19 @@
 // command line to this one, which is installed beside it.
 package main
 
-import "github.com/skillpm/skillpm/internal/command"
+import (
+	"os"
 
-func main() { command.Main(nil, runEnv) }
+	"github.com/skillpm/skillpm/internal/command"
+	"github.com/skillpm/skillpm/sandbox"
+	"github.com/skillpm/skillpm/sandbox/netproxy"
+)
+
+func main() {
+	// The front runs a tool that declares network.outbound hosts with
+	// its filtering proxy served by this program (toolrun.ProxyProcess).
+	if sandbox.IsProxyChild(os.Args) {
+		os.Exit(netproxy.RunChild(os.Args, os.Stdin, os.Stdout))
+	}
+	command.Main(nil, runEnv)
+}

@@ -192,7 +192,7 @@ func sourceClients(e *command.Env, ro command.RegistryOptions, from string) (*gi
 	if err != nil {
 		return nil, nil, err
 	}
-	tos := ro.Over(cfg.Timeouts)
+	tos := httpTimeouts(ro.Over(cfg.Timeouts))
 	dir, err := command.CacheDir()
 	if err != nil {
 		return nil, nil, err

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -54,6 +55,11 @@ type Env struct {
 	Hint     func(error) string
 
 	Groups toolrun.Groups // the tool runs' process groups, for a second signal
+	// Proxy starts the filtering proxy of a tool run that declares
+	// network.outbound hosts. The full program serves it in process
+	// (netproxy.Start); nil, as in the front, which does not link an HTTP
+	// server, serves it in a skillpm-full child (toolrun.ProxyProcess).
+	Proxy func(outbound []string, l net.Listener) (toolrun.Proxy, error)
 
 	Terminal  *bool      // overrides whether the user can be asked (tests)
 	ConfirmMu sync.Mutex // one confirmation prompt at a time

@@ -9,7 +9,9 @@ import (
 )
 
 // Main is both programs' main: the sandbox launcher when a confined tool
-// run re-executed the program for it; else early, when set, which may
+// run re-executed the program for it; else the version probe
+// (IsVersionProbe), printed before anything else is set up; else early,
+// when set, which may
 // finish the process before any signal is handled (the front's hand-off
 // to skillpm-full); else run with the process's streams and a context
 // the first SIGINT or SIGTERM cancels (SignalContext). It exits with the
@@ -25,6 +27,15 @@ func Main(early func(e *Env, args []string) (code int, done bool), run func(ctx 
 		os.Exit(code)
 	}
 	e := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	if IsVersionProbe(os.Args) {
+		// The probe scripts and agents run most: no app to build, no
+		// signal to handle, nothing to hand off.
+		code := ExitOK
+		if err := printVersion(e); err != nil {
+			code = Report(e, err)
+		}
+		os.Exit(code)
+	}
 	if early != nil {
 		if code, done := early(e, os.Args); done {
 			os.Exit(code)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/skillpm/skillpm/config"
-	"github.com/skillpm/skillpm/internal/httpbound"
 	"github.com/skillpm/skillpm/project"
 	"github.com/urfave/cli/v2"
 )
@@ -30,7 +29,7 @@ type RegistryOptions struct {
 	// Timeouts override the user config's where set
 	// (--connect-timeout, --response-timeout, --stall-timeout); a zero
 	// field keeps the config's value.
-	Timeouts httpbound.Timeouts
+	Timeouts config.Timeouts
 }
 
 // ReadRegistryOptions reads the registry flag group. A timeout flag that
@@ -51,8 +50,8 @@ func ReadRegistryOptions(c *cli.Context) (RegistryOptions, error) {
 }
 
 // Over is cfg with the timeouts ro sets in place of the config's.
-func (ro RegistryOptions) Over(cfg config.Timeouts) httpbound.Timeouts {
-	t := httpbound.Timeouts{Connect: cfg.Connect, ResponseHeader: cfg.ResponseHeader, Stall: cfg.Stall}
+func (ro RegistryOptions) Over(cfg config.Timeouts) config.Timeouts {
+	t := cfg
 	for _, f := range []struct{ set, to *time.Duration }{
 		{&ro.Timeouts.Connect, &t.Connect}, {&ro.Timeouts.ResponseHeader, &t.ResponseHeader}, {&ro.Timeouts.Stall, &t.Stall},
 	} {

@@ -65,7 +65,10 @@ func RunOptions(e *Env, c *cli.Context) (toolrun.Options, error) {
 			return o, err
 		}
 	}
-	o.Sandbox = &toolrun.Sandbox{Mode: mode, Warn: func(msg string) { e.Logf("warning: %s", msg) }}
+	o.Sandbox = &toolrun.Sandbox{Mode: mode, Warn: func(msg string) { e.Logf("warning: %s", msg) }, Proxy: e.Proxy}
+	if o.Sandbox.Proxy == nil {
+		o.Sandbox.Proxy = toolrun.ProxyProcess(FindFull)
+	}
 	o.Audit = auditLog(e, c)
 	o.Confirm = confirmFunc(e, c)
 	if !e.Quiet {

@@ -1,4 +1,4 @@
-package sandbox
+package netproxy
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 )
 
 func TestProxyAllowed(t *testing.T) {
-	p, err := NewProxy([]string{"API.example.com", "files.example.org:443", "*.cdn.test", "10.0.0.1", "[::1]:8080"})
+	p, err := New([]string{"API.example.com", "files.example.org:443", "*.cdn.test", "10.0.0.1", "[::1]:8080"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,8 +43,8 @@ func TestProxyAllowed(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "a/b", "x:0", "x:99999", "*", "a.*.b", "user@host"} {
-		if _, err := NewProxy([]string{bad}); err == nil {
-			t.Errorf("NewProxy(%q) accepted it", bad)
+		if _, err := New([]string{bad}); err == nil {
+			t.Errorf("New(%q) accepted it", bad)
 		}
 	}
 }
@@ -69,7 +69,7 @@ func TestProxyResolveRebinding(t *testing.T) {
 		"evil.localhost": {"127.0.0.1"},
 	}
 	var asked []string
-	p, err := NewProxy([]string{"public.test", "loop.test", "private.test", "meta.test", "zero.test", "multi.test",
+	p, err := New([]string{"public.test", "loop.test", "private.test", "meta.test", "zero.test", "multi.test",
 		"v6loop.test", "ula.test", "mapped.test", "mixed.test", "cgnat.test", "localhost", "127.0.0.1:8080", "*.localhost"})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func TestProxyResolveRebinding(t *testing.T) {
 // an allowed name that resolves to loopback gets 403 naming the address,
 // the refusal is listed, and nothing is dialled.
 func TestProxyRefusesReboundName(t *testing.T) {
-	p, err := NewProxy([]string{"rebound.test"})
+	p, err := New([]string{"rebound.test"})
 	if err != nil {
 		t.Fatal(err)
 	}

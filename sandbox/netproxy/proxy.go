@@ -1,4 +1,4 @@
-package sandbox
+package netproxy
 
 import (
 	"bufio"
@@ -16,17 +16,12 @@ import (
 	"time"
 )
 
-// InProxyPort is the port the launcher listens on, on 127.0.0.1 inside
-// the sandbox's own network namespace, for the filtering proxy. The
-// namespace is private to one run, so a fixed port is always free.
-const InProxyPort = 3128
-
 // Proxy is the filtering HTTP proxy for a tool that declares
 // network.outbound hosts: it serves CONNECT (for https and any TCP) and
 // absolute-form HTTP requests to the hosts of its allow-list, and refuses
 // every other with 403, remembering what it refused. It runs in skillpm
 // (outside the sandbox) on a unix socket that the launcher forwards
-// 127.0.0.1:InProxyPort to.
+// 127.0.0.1:sandbox.InProxyPort to.
 type Proxy struct {
 	allow []hostRule
 	// Resolve looks up the addresses of an allowed host name; the proxy
@@ -36,6 +31,9 @@ type Proxy struct {
 	// Dial connects to a checked address, IP:port. Default: a net.Dialer
 	// with a 10 s timeout.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// OnDeny, if set, is called with each new entry of Denied as it is
+	// added, before the refused client gets its answer.
+	OnDeny func(entry string)
 
 	mu     sync.Mutex
 	denied []string
@@ -72,8 +70,8 @@ func parseOutbound(hosts []string) ([]hostRule, error) {
 	return rules, nil
 }
 
-// NewProxy returns a proxy allowing the hosts of a network.outbound list.
-func NewProxy(outbound []string) (*Proxy, error) {
+// New returns a proxy allowing the hosts of a network.outbound list.
+func New(outbound []string) (*Proxy, error) {
 	rules, err := parseOutbound(outbound)
 	if err != nil {
 		return nil, err
@@ -134,10 +132,14 @@ func (p *Proxy) deny(w http.ResponseWriter, hostport, why string) {
 		msg = hostport + ": " + why
 	}
 	p.mu.Lock()
-	if !slices.Contains(p.denied, entry) && len(p.denied) < 100 {
+	added := !slices.Contains(p.denied, entry) && len(p.denied) < 100
+	if added {
 		p.denied = append(p.denied, entry)
 	}
 	p.mu.Unlock()
+	if added && p.OnDeny != nil {
+		p.OnDeny(entry)
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Skillpm-Denied", hostport)
 	w.WriteHeader(http.StatusForbidden)

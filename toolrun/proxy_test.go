@@ -1,0 +1,102 @@
+package toolrun
+
+import (
+	"bufio"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// childProxy starts ProxyProcess with this test binary as the program
+// (TestMain serves the proxy child) on a fresh unix socket.
+func childProxy(t *testing.T, outbound []string) (Proxy, string, error) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "proxy.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	px, err := ProxyProcess(func() (string, error) { return exe, nil })(outbound, l)
+	if err != nil {
+		l.Close()
+		return nil, sock, err
+	}
+	t.Cleanup(func() { px.Close() })
+	return px, sock, nil
+}
+
+// get sends one absolute-form GET through the proxy on sock.
+func get(t *testing.T, sock, url string) *http.Response {
+	t.Helper()
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatalf("dial the proxy: %v", err)
+	}
+	defer c.Close()
+	req, _ := http.NewRequest("GET", url, nil)
+	if err := req.WriteProxy(c); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), req)
+	if err != nil {
+		t.Fatalf("read the proxy's answer: %v", err)
+	}
+	resp.Body.Close()
+	return resp
+}
+
+// TestProxyProcess: the proxy a child process serves refuses hosts not in
+// network.outbound, and Denied, asked after the run, has every refusal
+// the child reported, once each, in order; the socket file stays for the
+// sandbox to connect to after this process closes its copy.
+func TestProxyProcess(t *testing.T) {
+	px, sock, err := childProxy(t, []string{"allowed.test:443"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, url := range []string{"http://blocked.test/", "http://allowed.test/", "http://blocked.test/again"} {
+		if resp := get(t, sock, url); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("GET %s through the child proxy: %s, want 403", url, resp.Status)
+		}
+	}
+	want := []string{"blocked.test:80 (not in network.outbound)", "allowed.test:80 (not in network.outbound)"}
+	if got := px.Denied(); !slices.Equal(got, want) {
+		t.Errorf("Denied() = %q, want %q", got, want)
+	}
+	if err := px.Close(); err != nil {
+		t.Errorf("Close after Denied: %v (want the child's clean exit)", err)
+	}
+	if _, err := net.Dial("unix", sock); err == nil {
+		t.Error("the proxy still answers after Close")
+	}
+}
+
+// TestProxyProcessErrors: a child that cannot serve, and a program that
+// cannot be found, are errors naming why, not a proxy that silently
+// refuses everything.
+func TestProxyProcessErrors(t *testing.T) {
+	if _, _, err := childProxy(t, []string{"bad host/path"}); err == nil || !strings.Contains(err.Error(), "network.outbound") {
+		t.Errorf("bad network.outbound entry: %v, want the child's error naming network.outbound", err)
+	}
+	l, err := net.Listen("unix", filepath.Join(t.TempDir(), "p.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	missing := errors.New("skillpm-full is not installed")
+	if _, err := ProxyProcess(func() (string, error) { return "", missing })([]string{"a.test"}, l); !errors.Is(err, missing) {
+		t.Errorf("no program: %v, want %v", err, missing)
+	}
+	if _, err := ProxyProcess(func() (string, error) { return "/bin/true", nil })([]string{"a.test"}, l); err == nil || !strings.Contains(err.Error(), "before it was ready") {
+		t.Errorf("a program that is no proxy: %v, want 'exited before it was ready'", err)
+	}
+}
