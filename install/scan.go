@@ -1,6 +1,7 @@
 package install
 
 import (
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -19,49 +20,82 @@ const prescanMin = 16
 
 // prescan checks, in parallel, which record entries of target owned by
 // owner still match their stat fingerprint (statUnchanged), and marks
-// them. An entry it does not mark is checked by current as before.
-func prescan(target string, rec *Record, owner string) {
+// them. An entry it does not mark is checked by current as before. It
+// checks each folder by its name in target (scanDir), not by its path;
+// with root (the target as plan opened it), only if target is still
+// that folder, so that its verdicts hold of the folders plan sees.
+func prescan(target string, rec *Record, owner string, root *os.Root) {
 	var todo []*RecordSkill
-	var dirs []string
+	var names []string
 	for name, r := range rec.Skills {
 		if r.Tree != "" && r.Stat != "" && ownedBy(r, owner) {
 			todo = append(todo, r)
-			dirs = append(dirs, filepath.Join(target, name))
+			names = append(names, name)
 		}
 	}
 	if len(todo) == 0 {
 		return
 	}
-	fills := fillsDirents(target)
+	d := openScanDir(target)
+	defer d.close()
+	if root != nil && !d.is(root) {
+		return
+	}
+	fills := d.fillsDirents()
 	workers := min(runtime.GOMAXPROCS(0), 8, len(todo)/prescanMin+1)
 	if workers <= 1 {
+		var s statScratch
 		for i, r := range todo {
-			r.statOK = statUnchanged(dirs[i], r, fills)
+			r.scan = d.unchanged(&s, target, names[i], r, fills)
 		}
 		return
 	}
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
+			var s statScratch
 			for i := w; i < len(todo); i += workers {
-				todo[i].statOK = statUnchanged(dirs[i], todo[i], fills)
+				todo[i].scan = d.unchanged(&s, target, names[i], todo[i], fills)
 			}
 		})
 	}
 	wg.Wait()
 }
 
+// scanVerdict is what prescan found of a managed folder.
+type scanVerdict uint8
+
+const (
+	// scanUnknown: not checked, or changed; current reads the folder.
+	scanUnknown scanVerdict = iota
+	// scanSame: the folder's walk has the recorded stat fingerprint.
+	scanSame
+	// scanSameFolder: scanSame, found by statListed, which opened the
+	// folder as a folder, not through a link: plan and Status need not
+	// look at it again.
+	scanSameFolder
+)
+
 // statUnchanged reports whether the folder dir still has the stat
-// fingerprint r records: by statting only what the record lists where the
-// platform allows (statListed; fills: its file system fills getdents
-// buffers, fillsDirents), else by walking it (StatTree).
+// fingerprint r records (scanDir.unchanged).
 func statUnchanged(dir string, r *RecordSkill, fills bool) bool {
+	var s statScratch
+	return cwdScanDir.unchanged(&s, "", dir, r, fills) != scanUnknown
+}
+
+// unchanged reports whether the folder name in d, at target/name, still
+// has the stat fingerprint r records: by statting only what the record
+// lists where the platform allows (statListed; fills: its file system
+// fills getdents buffers, fillsDirents), else by walking it (StatTree).
+func (d scanDir) unchanged(s *statScratch, target, name string, r *RecordSkill, fills bool) scanVerdict {
 	if r.Stat == "" {
-		return false
+		return scanUnknown
 	}
-	if statListed(dir, r.Files, r.Stat, fills) {
-		return true
+	if d.statListed(s, name, r.Files, r.Stat, fills) {
+		return scanSameFolder
 	}
-	st, err := StatTree(dir)
-	return err == nil && st == r.Stat
+	if st, err := StatTree(filepath.Join(target, name)); err == nil && st == r.Stat {
+		return scanSame
+	}
+	return scanUnknown
 }
