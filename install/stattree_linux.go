@@ -2,6 +2,7 @@ package install
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -248,7 +249,7 @@ func namesAre(fd int, buf []byte, names []string, fills bool) bool {
 			return n == len(names)
 		}
 		ok := direntNames(buf[:got], func(name []byte) bool {
-			if _, found := slices.BinarySearchFunc(names, name, func(s string, b []byte) int { return strings.Compare(s, string(b)) }); !found {
+			if _, found := slices.BinarySearchFunc(names, name, compareName); !found {
 				return false
 			}
 			n++
@@ -264,6 +265,17 @@ func namesAre(fd int, buf []byte, names []string, fills bool) bool {
 			return n == len(names)
 		}
 	}
+}
+
+// compareName compares s and b as strings.Compare(s, string(b)) does,
+// without making the string.
+func compareName(s string, b []byte) int {
+	for i := range min(len(s), len(b)) {
+		if s[i] != b[i] {
+			return cmp.Compare(s[i], b[i])
+		}
+	}
+	return cmp.Compare(len(s), len(b))
 }
 
 // direntNames calls fn with the name of each entry of a getdents64
