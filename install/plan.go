@@ -58,7 +58,7 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		if p.rec, err = readRecord(p.root, target, opts.RecordMemo); err != nil {
 			return p, err
 		}
-		prescan(target, p.rec, opts.Owner, p.root)
+		prescan(target, p.rec, opts.Owner, p.root, opts.RecordMemo)
 	}
 	rec := p.rec
 	wanted := map[string]bool{}

@@ -1,17 +1,19 @@
 package install
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // A warm run's plan and 'skillpm status' check every managed skill folder
 // for local edits by its stat fingerprint (RecordSkill.Stat). prescan
 // checks them all before the per-skill loop, in parallel (the check is
 // system calls, which run on every core), and leaves its verdict on each
-// record entry (RecordSkill.statOK) for current, which then reads nothing
+// record entry (RecordSkill.scan) for current, which then reads nothing
 // for an unedited folder.
 
 // prescanMin is the number of folders below which prescan checks them in
@@ -23,8 +25,9 @@ const prescanMin = 16
 // them. An entry it does not mark is checked by current as before. It
 // checks each folder by its name in target (scanDir), not by its path;
 // with root (the target as plan opened it), only if target is still
-// that folder, so that its verdicts hold of the folders plan sees.
-func prescan(target string, rec *Record, owner string, root *os.Root) {
+// that folder, so that its verdicts hold of the folders plan sees. With
+// memoDir, it keeps the folder memo of target there (folders.go).
+func prescan(target string, rec *Record, owner string, root *os.Root, memoDir string) {
 	var todo []*RecordSkill
 	var names []string
 	for name, r := range rec.Skills {
@@ -42,24 +45,52 @@ func prescan(target string, rec *Record, owner string, root *os.Root) {
 		return
 	}
 	fills := d.fillsDirents()
+	useMemo := fills && memoDir != ""
+	var known folderMemo
+	if useMemo {
+		known = readFolderMemo(memoDir, target)
+	}
+	// A folder whose ctime is this old when it is checked is not
+	// changed after the check with the same ctime (folders.go).
+	since := time.Now().Add(-folderMargin).UnixNano()
+	seen := make([]folderSeen, len(todo))
+	check := func(s *statScratch, i int) {
+		r := todo[i]
+		k := known[names[i]]
+		if k.Stat != r.Stat {
+			k.Seen = ""
+		}
+		r.scan, seen[i] = d.unchanged(s, target, names[i], r, fills, k.Seen, since)
+	}
 	workers := min(runtime.GOMAXPROCS(0), 8, len(todo)/prescanMin+1)
 	if workers <= 1 {
 		var s statScratch
-		for i, r := range todo {
-			r.scan = d.unchanged(&s, target, names[i], r, fills)
+		for i := range todo {
+			check(&s, i)
 		}
-		return
+	} else {
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				var s statScratch
+				for i := w; i < len(todo); i += workers {
+					check(&s, i)
+				}
+			})
+		}
+		wg.Wait()
 	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			var s statScratch
-			for i := w; i < len(todo); i += workers {
-				todo[i].scan = d.unchanged(&s, target, names[i], todo[i], fills)
+	if useMemo {
+		next := folderMemo{}
+		for i, r := range todo {
+			if seen[i] != "" {
+				next[names[i]] = folderKnown{Stat: r.Stat, Seen: seen[i]}
 			}
-		})
+		}
+		if !maps.Equal(next, known) {
+			writeFolderMemo(memoDir, target, next)
+		}
 	}
-	wg.Wait()
 }
 
 // scanVerdict is what prescan found of a managed folder.
@@ -80,22 +111,24 @@ const (
 // fingerprint r records (scanDir.unchanged).
 func statUnchanged(dir string, r *RecordSkill, fills bool) bool {
 	var s statScratch
-	return cwdScanDir.unchanged(&s, "", dir, r, fills) != scanUnknown
+	v, _ := cwdScanDir.unchanged(&s, "", dir, r, fills, "", 0)
+	return v != scanUnknown
 }
 
 // unchanged reports whether the folder name in d, at target/name, still
 // has the stat fingerprint r records: by statting only what the record
 // lists where the platform allows (statListed; fills: its file system
-// fills getdents buffers, fillsDirents), else by walking it (StatTree).
-func (d scanDir) unchanged(s *statScratch, target, name string, r *RecordSkill, fills bool) scanVerdict {
+// fills getdents buffers, fillsDirents; known and since, and seen, as
+// there), else by walking it (StatTree).
+func (d scanDir) unchanged(s *statScratch, target, name string, r *RecordSkill, fills bool, known folderSeen, since int64) (v scanVerdict, seen folderSeen) {
 	if r.Stat == "" {
-		return scanUnknown
+		return scanUnknown, ""
 	}
-	if d.statListed(s, name, r.Files, r.Stat, fills) {
-		return scanSameFolder
+	if ok, seen := d.statListed(s, name, r.Files, r.Stat, fills, known, since); ok {
+		return scanSameFolder, seen
 	}
 	if st, err := StatTree(filepath.Join(target, name)); err == nil && st == r.Stat {
-		return scanSame
+		return scanSame, ""
 	}
-	return scanUnknown
+	return scanUnknown, ""
 }

@@ -46,7 +46,7 @@ func TestStatUnchangedSeesEdits(t *testing.T) {
 	}
 	dir, r := setup(t)
 	for _, fills := range []bool{false, true} {
-		if runtime.GOOS == "linux" && !cwdScanDir.statListed(&statScratch{}, dir, r.Files, r.Stat, fills) {
+		if runtime.GOOS == "linux" && !statListedAt(dir, r, fills) {
 			t.Errorf("statListed (fills %v): an untouched folder is reported changed", fills)
 		}
 		if !statUnchanged(dir, r, fills) {
@@ -88,7 +88,7 @@ func TestStatUnchangedSeesEdits(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, fills := range []bool{false, true} {
-				if cwdScanDir.statListed(&statScratch{}, dir, r.Files, r.Stat, fills) {
+				if statListedAt(dir, r, fills) {
 					t.Errorf("statListed (fills %v): the edit was not seen", fills)
 				}
 				if statUnchanged(dir, r, fills) {
@@ -97,6 +97,12 @@ func TestStatUnchangedSeesEdits(t *testing.T) {
 			}
 		})
 	}
+}
+
+// statListedAt is statListed for the folder dir, without a folder memo.
+func statListedAt(dir string, r *RecordSkill, fills bool) bool {
+	ok, _ := cwdScanDir.statListed(&statScratch{}, dir, r.Files, r.Stat, fills, "", 0)
+	return ok
 }
 
 // prescan marks exactly the unedited folders of a target, in parallel.
@@ -141,7 +147,7 @@ func TestPrescan(t *testing.T) {
 		for _, r := range rec.Skills {
 			r.scan = scanUnknown
 		}
-		prescan(target, rec, "project", c.root)
+		prescan(target, rec, "project", c.root, "")
 		for name, r := range rec.Skills {
 			want := c.any && name != "sba" && name != "sca" && name != "sda"
 			if got := r.scan != scanUnknown; got != want {

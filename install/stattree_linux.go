@@ -154,7 +154,7 @@ type listed struct {
 // whenever an entry is created, removed or renamed in it, so the listed
 // folders stand for their listings. The folder's own names are compared
 // with the record's, since its stat is not in the fingerprint. That is
-// about 11 system calls for a skill of four files in three folders,
+// about 12 system calls for a skill of four files in three folders,
 // where StatTree makes about 23 (an open, two getdents and a close per
 // folder). It opens the folder without following a link, so true also
 // means it is a folder. False means "not known to be unchanged": an
@@ -164,7 +164,61 @@ type listed struct {
 // trusts mtimes: a change that restores an entry's size and mtime (or
 // lands within the file system's timestamp granularity of the install)
 // is not seen.
-func (d scanDir) statListed(s *statScratch, name string, files []string, want string, fills bool) bool {
+//
+// With known, the folder's own stat when a check before found it holding
+// the names it should (folders.go), the names need not be listed again
+// while the folder still has that stat: it is statted, and its entries
+// through it by name, 8 system calls for that skill. seen is the
+// folder's stat as this check found it before listing it, when its
+// ctime is before since (else ""): a later check may take it as known.
+func (d scanDir) statListed(s *statScratch, name string, files []string, want string, fills bool, known folderSeen, since int64) (ok bool, seen folderSeen) {
+	if !s.entries(files) {
+		return false, ""
+	}
+	if known != "" && d.statKnown(s, name, want, known) {
+		return true, known
+	}
+	fd, err := syscall.Openat(d.fd, name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false, ""
+	}
+	defer syscall.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || !namesAre(fd, s.buf[:], s.top, fills) || !s.statEntries(fd, "", want) {
+		return false, ""
+	}
+	if st.Ctim.Sec*1e9+st.Ctim.Nsec < since {
+		seen = seenOf(&st)
+	}
+	return true, seen
+}
+
+// statKnown is statListed for a folder whose own stat was known when
+// its names were checked: if it still has that stat (no entry of it
+// created, removed or renamed since: that sets its ctime to the time of
+// the change, which the user cannot set back), it stats the entries
+// through it.
+func (d scanDir) statKnown(s *statScratch, name, want string, known folderSeen) bool {
+	var st unix.Stat_t
+	if unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR || seenOf(&st) != known {
+		return false
+	}
+	return s.statEntries(d.fd, name+"/", want)
+}
+
+// seenOf packs what folderSeen holds of st.
+func seenOf(st *unix.Stat_t) folderSeen {
+	var b [40]byte
+	for i, v := range []uint64{st.Dev, st.Ino, uint64(st.Mode), uint64(st.Mtim.Sec*1e9 + st.Mtim.Nsec), uint64(st.Ctim.Sec*1e9 + st.Ctim.Nsec)} {
+		binary.LittleEndian.PutUint64(b[8*i:], v)
+	}
+	return folderSeen(b[:])
+}
+
+// entries sets s.ents to the entries statListed stats for the record's
+// files (sorted, a folder before what is in it) and s.top to those at
+// the top; false when files cannot stand for the folder.
+func (s *statScratch) entries(files []string) bool {
 	if len(files) == 0 || len(files) > 1<<16 {
 		return false
 	}
@@ -187,32 +241,29 @@ func (d scanDir) statListed(s *statScratch, name string, files []string, want st
 		}
 		return 1
 	})
-	ents = slices.CompactFunc(ents, func(a, b listed) bool { return a.rel == b.rel })
-	s.ents = ents
+	s.ents = slices.CompactFunc(ents, func(a, b listed) bool { return a.rel == b.rel })
 	top := s.top[:0]
-	for _, e := range ents {
+	for _, e := range s.ents {
 		if strings.IndexByte(e.rel, '/') < 0 {
 			top = append(top, e.rel) // sorted, as ents are
 		}
 	}
 	s.top = top
-	fd, err := syscall.Openat(d.fd, name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return false
-	}
-	defer syscall.Close(fd)
-	if !namesAre(fd, s.buf[:], top, fills) {
-		return false
-	}
+	return true
+}
+
+// statEntries reports whether s.ents, statted relative to fd with
+// prefix before each, have the stat fingerprint want.
+func (s *statScratch) statEntries(fd int, prefix, want string) bool {
 	if s.h == nil {
 		s.h = sha256.New()
 	}
 	h := s.h
 	h.Reset()
 	line := s.line[:0]
-	for _, e := range ents {
+	for _, e := range s.ents {
 		var st unix.Stat_t
-		if err := unix.Fstatat(fd, e.rel, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err := unix.Fstatat(fd, prefix+e.rel, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return false
 		}
 		mode := fileMode(st.Mode)

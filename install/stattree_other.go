@@ -30,4 +30,6 @@ func (scanDir) fillsDirents() bool { return false }
 type statScratch struct{}
 
 // statListed is not available here: statUnchanged walks the folder.
-func (scanDir) statListed(*statScratch, string, []string, string, bool) bool { return false }
+func (scanDir) statListed(*statScratch, string, []string, string, bool, folderSeen, int64) (bool, folderSeen) {
+	return false, ""
+}

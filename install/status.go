@@ -53,7 +53,7 @@ func StatusMemo(targets []string, lock *lockfile.File, owner string, b Bounds, m
 		if err != nil {
 			return nil, err
 		}
-		prescan(t, rec, owner, nil)
+		prescan(t, rec, owner, nil, memoDir)
 		seen := map[string]bool{}
 		for name, r := range rec.Skills {
 			if !ownedBy(r, owner) {
