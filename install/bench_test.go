@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // benchFixture locks n skills of a few files each.
@@ -85,6 +86,9 @@ func BenchmarkUpToDate(b *testing.B) {
 	if _, err := Sync(context.Background(), l, Options{Targets: f.targets, Source: f.src}); err != nil {
 		b.Fatal(err)
 	}
+	// A warm check comes well after the install: past the margin a
+	// folder memo needs (folders.go).
+	time.Sleep(folderMargin)
 	opts := Options{Targets: f.targets, RecordMemo: b.TempDir()}
 	for b.Loop() {
 		if ok, err := UpToDate(l, opts); !ok || err != nil {
