@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // benchFixture locks n skills of a few files each.
@@ -64,6 +65,34 @@ func BenchmarkDiscover1000(b *testing.B) {
 	for b.Loop() {
 		if got := len(Effective(Discover(dirs))); got != 1000 {
 			b.Fatalf("found %d skills; want 1000", got)
+		}
+	}
+}
+
+// BenchmarkUpToDate checks 100 installed skills in two targets, each of
+// four files in three folders as bench/compare publishes them: the check
+// a warm 'skillpm install' answers from (install.UpToDate).
+func BenchmarkUpToDate(b *testing.B) {
+	f, specs := benchFixture(b, 100)
+	l := f.lock(specs...)
+	for _, s := range l.Skills {
+		f.src.byManifest[s.Manifest] = map[string]string{
+			"SKILL.md":            "---\nname: " + s.Name + "\ndescription: d\n---\nbody\n",
+			"references/guide.md": "guide",
+			"scripts/run.py":      "print('step')\n",
+			"assets/model.bin":    "bin",
+		}
+	}
+	if _, err := Sync(context.Background(), l, Options{Targets: f.targets, Source: f.src}); err != nil {
+		b.Fatal(err)
+	}
+	// A warm check comes well after the install: past the margin a
+	// folder memo needs (folders.go).
+	time.Sleep(folderMargin)
+	opts := Options{Targets: f.targets, RecordMemo: b.TempDir()}
+	for b.Loop() {
+		if ok, err := UpToDate(l, opts); !ok || err != nil {
+			b.Fatalf("UpToDate = %v, %v; want true", ok, err)
 		}
 	}
 }

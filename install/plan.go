@@ -58,7 +58,7 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		if p.rec, err = readRecord(p.root, target, opts.RecordMemo); err != nil {
 			return p, err
 		}
-		prescan(target, p.rec, opts.Owner)
+		prescan(target, p.rec, opts.Owner, p.root, opts.RecordMemo)
 	}
 	rec := p.rec
 	wanted := map[string]bool{}
@@ -74,20 +74,25 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		if r != nil {
 			st.From = r.Version
 		}
-		fi, err := p.lstat(s.Name)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			st.Action = ActionInstall
-			continue
-		case err != nil:
-			return p, fmt.Errorf("inspect %s: %w", dir, err)
-		case r != nil && isLink(fi):
-			return p, linkError(dir, s.Name, fi)
-		case !fi.IsDir():
-			return p, &HandAuthoredError{Dir: dir, Skill: s}
+		// A folder prescan found unchanged is one (not a link): no
+		// need to look at it again.
+		if r == nil || r.scan != scanSameFolder {
+			fi, err := p.lstat(s.Name)
+			switch {
+			case errors.Is(err, os.ErrNotExist):
+				st.Action = ActionInstall
+				continue
+			case err != nil:
+				return p, fmt.Errorf("inspect %s: %w", dir, err)
+			case r != nil && isLink(fi):
+				return p, linkError(dir, s.Name, fi)
+			case !fi.IsDir():
+				return p, &HandAuthoredError{Dir: dir, Skill: s}
+			}
 		}
 		var eff *RecordSkill
 		var cur *Tree
+		var err error
 		if r != nil {
 			if eff, cur, err = current(dir, r); err != nil {
 				return p, err
@@ -181,7 +186,7 @@ func (p *targetPlan) lstat(name string) (os.FileInfo, error) {
 // edited it. File contents are read only when the stat fingerprint
 // changed.
 func current(dir string, r *RecordSkill) (*RecordSkill, *Tree, error) {
-	if r.Tree != "" && (r.statOK || statUnchanged(dir, r, false)) {
+	if r.Tree != "" && (r.scan != scanUnknown || statUnchanged(dir, r, false)) {
 		return r, nil, nil
 	}
 	t, err := HashTree(dir)

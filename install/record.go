@@ -47,9 +47,9 @@ type RecordSkill struct {
 	// one, and both count as unedited.
 	Pending *RecordSkill `json:"pending,omitempty"`
 
-	// statOK is prescan's verdict: the folder matched Stat when this
-	// run planned (scan.go). Never saved.
-	statOK bool
+	// scan is prescan's verdict: whether the folder matched Stat when
+	// this run planned (scan.go). Never saved.
+	scan scanVerdict
 }
 
 // ErrBadRecord is wrapped by every error about a record that exists but

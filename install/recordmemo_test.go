@@ -62,7 +62,7 @@ func TestRecordMemoCoversFields(t *testing.T) {
 		want string
 	}{
 		{Record{}, "Version Skills"},
-		{RecordSkill{}, "Version Repository Manifest Tree Stat Files Owner Pending statOK"},
+		{RecordSkill{}, "Version Repository Manifest Tree Stat Files Owner Pending scan"},
 	} {
 		var names []string
 		for f := range reflect.TypeOf(c.v).Fields() {

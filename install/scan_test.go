@@ -46,7 +46,7 @@ func TestStatUnchangedSeesEdits(t *testing.T) {
 	}
 	dir, r := setup(t)
 	for _, fills := range []bool{false, true} {
-		if runtime.GOOS == "linux" && !statListed(dir, r.Files, r.Stat, fills) {
+		if runtime.GOOS == "linux" && !statListedAt(dir, r, fills) {
 			t.Errorf("statListed (fills %v): an untouched folder is reported changed", fills)
 		}
 		if !statUnchanged(dir, r, fills) {
@@ -88,7 +88,7 @@ func TestStatUnchangedSeesEdits(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, fills := range []bool{false, true} {
-				if statListed(dir, r.Files, r.Stat, fills) {
+				if statListedAt(dir, r, fills) {
 					t.Errorf("statListed (fills %v): the edit was not seen", fills)
 				}
 				if statUnchanged(dir, r, fills) {
@@ -97,6 +97,12 @@ func TestStatUnchangedSeesEdits(t *testing.T) {
 			}
 		})
 	}
+}
+
+// statListedAt is statListed for the folder dir, without a folder memo.
+func statListedAt(dir string, r *RecordSkill, fills bool) bool {
+	ok, _ := cwdScanDir.statListed(&statScratch{}, dir, r.Files, r.Stat, fills, "", 0)
+	return ok
 }
 
 // prescan marks exactly the unedited folders of a target, in parallel.
@@ -120,11 +126,33 @@ func TestPrescan(t *testing.T) {
 	os.WriteFile(filepath.Join(target, "sba", "scripts", "run.sh"), []byte("edited"), 0o755)
 	os.WriteFile(filepath.Join(target, "sca", "scripts", "new"), nil, 0o644)
 	rec.Skills["sda"].Owner = "user"
-	prescan(target, rec, "project")
-	for name, r := range rec.Skills {
-		want := name != "sba" && name != "sca" && name != "sda"
-		if r.statOK != want {
-			t.Errorf("%s: statOK %v, want %v", name, r.statOK, want)
+	same, err := os.OpenRoot(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer same.Close()
+	other, err := os.OpenRoot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	for _, c := range []struct {
+		what string
+		root *os.Root
+		any  bool
+	}{{"by path", nil, true}, {"the folder plan opened", same, true}, {"another folder than plan opened", other, false}} {
+		if c.root == other && runtime.GOOS != "linux" {
+			continue // only Linux checks by the folder's descriptor
+		}
+		for _, r := range rec.Skills {
+			r.scan = scanUnknown
+		}
+		prescan(target, rec, "project", c.root, "")
+		for name, r := range rec.Skills {
+			want := c.any && name != "sba" && name != "sca" && name != "sda"
+			if got := r.scan != scanUnknown; got != want {
+				t.Errorf("%s: %s: found unchanged %v (%d), want %v", c.what, name, got, r.scan, want)
+			}
 		}
 	}
 }

@@ -53,28 +53,23 @@ func StatusMemo(targets []string, lock *lockfile.File, owner string, b Bounds, m
 		if err != nil {
 			return nil, err
 		}
-		prescan(t, rec, owner)
+		prescan(t, rec, owner, nil, memoDir)
 		seen := map[string]bool{}
 		for name, r := range rec.Skills {
 			if !ownedBy(r, owner) {
 				continue
 			}
 			seen[name] = true
-			s := SkillStatus{Target: t, Name: name, Version: r.Version, State: StateOK}
-			dir := filepath.Join(t, name)
-			if fi, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
-				s.State, s.Detail = StateMissing, "the folder was deleted; 'skillpm install' restores it"
-			} else if err == nil && (isLink(fi) || !fi.IsDir()) {
-				s.State, s.Detail = StateModified, "replaced by a symbolic link or a file; remove it, then run 'skillpm install'"
-			} else if eff, _, err := current(dir, r); err != nil {
+			eff, state, detail, err := managedState(t, name, r)
+			if err != nil {
 				return nil, err
-			} else if eff == nil {
-				s.State, s.Detail = StateModified, "local edits; 'skillpm install --force' discards them"
-			} else if r = eff; lock != nil {
-				s.Version = r.Version
+			}
+			s := SkillStatus{Target: t, Name: name, Version: r.Version, State: state, Detail: detail}
+			if eff != nil && lock != nil {
+				s.Version = eff.Version
 				if l := lock.Find(name); l == nil {
 					s.State, s.Detail = StateExtra, "no longer in skills.lock; 'skillpm install' removes it"
-				} else if l.Manifest != r.Manifest {
+				} else if l.Manifest != eff.Manifest {
 					s.State, s.Detail = StateOutdated, "the lock wants "+l.Version+"; run 'skillpm install'"
 				}
 			}
@@ -95,4 +90,28 @@ func StatusMemo(targets []string, lock *lockfile.File, owner string, b Bounds, m
 		return out[i].Name < out[j].Name
 	})
 	return out, nil
+}
+
+// managedState is the state of the managed skill folder name in target
+// that the record entry r describes: StateOK with the entry it matches
+// (r, or the install r journalled), or StateMissing or StateModified
+// and why.
+func managedState(target, name string, r *RecordSkill) (*RecordSkill, State, string, error) {
+	if r.scan == scanSameFolder {
+		return r, StateOK, "", nil // prescan found it an unchanged folder, not a link
+	}
+	dir := filepath.Join(target, name)
+	if fi, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil, StateMissing, "the folder was deleted; 'skillpm install' restores it", nil
+	} else if err == nil && (isLink(fi) || !fi.IsDir()) {
+		return nil, StateModified, "replaced by a symbolic link or a file; remove it, then run 'skillpm install'", nil
+	}
+	eff, _, err := current(dir, r)
+	switch {
+	case err != nil:
+		return nil, "", "", err
+	case eff == nil:
+		return nil, StateModified, "local edits; 'skillpm install --force' discards them", nil
+	}
+	return eff, StateOK, "", nil
 }

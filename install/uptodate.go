@@ -14,10 +14,12 @@ import "github.com/skillpm/skillpm/lockfile"
 // Vet and AfterSwap play no part.
 func UpToDate(lock *lockfile.File, opts Options) (bool, error) {
 	for _, t := range uniqueDirs(opts.Targets) {
-		if err := opts.Bounds.Check(t); err != nil {
-			return false, err
-		}
 		p, err := plan(t, lock, Options{Owner: opts.Owner, Bounds: opts.Bounds, RecordMemo: opts.RecordMemo})
+		if err == nil && p.root == nil {
+			// plan checks a target it opens (openTarget); one it did
+			// not find is checked here.
+			err = opts.Bounds.Check(t)
+		}
 		ok := err == nil && p.upToDate()
 		if p != nil {
 			p.cleanup()

@@ -125,7 +125,7 @@ func (r *WarmRecorder) Finish(noop bool, o WarmOptions) {
 		return
 	}
 	r.e.Stdout, r.e.Stderr = r.stdout, r.stderr
-	path, err := warmStampPath(r.args)
+	path, err := warmStampPath(r.args, r.full)
 	if err != nil {
 		return
 	}
@@ -162,7 +162,7 @@ func warmInstall(ctx context.Context, e *Env, c *cli.Context, args []string) err
 	if err != nil {
 		return err
 	}
-	path, err := warmStampPath(args)
+	path, err := warmStampPath(args, full)
 	if err != nil {
 		return err
 	}
@@ -198,8 +198,12 @@ func warmInstall(ctx context.Context, e *Env, c *cli.Context, args []string) err
 }
 
 // warmStampPath is where the stamp of a command line run in the current
-// folder lives: one per folder and command line, replaced by each no-op.
-func warmStampPath(args []string) (string, error) {
+// folder by the full program full lives: one per folder, command line
+// and program, replaced by each no-op. Two installations of skillpm used
+// in turn on one project (a system one and a newer one, or a build being
+// measured against its base) each keep their own stamp, rather than each
+// run finding the other's and handing off.
+func warmStampPath(args []string, full string) (string, error) {
 	cache, err := CacheDir()
 	if err != nil {
 		return "", err
@@ -210,6 +214,7 @@ func warmStampPath(args []string) (string, error) {
 	}
 	h := sha256.New()
 	put(h, warmVersion)
+	put(h, full)
 	put(h, wd)
 	for _, a := range args[1:] {
 		put(h, a)
