@@ -204,12 +204,31 @@ type Stats struct {
 	WriteErr error
 	// Rebuilt reports that a corrupt index file was replaced.
 	Rebuilt bool
+	// Memo reports that every folder was served by the memo of the
+	// whole set (see MemoDirName): the index file was not opened.
+	Memo bool
+}
+
+// allRead reports whether no folder of res has an error.
+func allRead(res []Result) bool {
+	for i := range res {
+		if res[i].Err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Installed returns the metadata of each skill folder in dirs (absolute
 // paths), in the same order, from the index at path when the folder's
 // fingerprint matches and by parsing it otherwise. Parsed metadata is
 // written back unless opts.ReadOnly. An empty path disables the index.
+//
+// When every folder could be read, the whole answer is also remembered
+// in a memo beside the index (MemoDirName), named by every folder's path
+// and fingerprint: the next call over the same folders in the same states
+// reads that one file instead of the index (memo.go). It is written only
+// when the index may be (not opts.ReadOnly).
 //
 // Installed never fails as a whole: a folder that cannot be parsed has Err
 // set, and index problems only show in Stats.
@@ -231,6 +250,19 @@ func Installed(ctx context.Context, path string, dirs []string, opts Options) ([
 		fps[i], res[i].Err = fingerprint(d, md)
 	}
 
+	// The whole set's memo, when every folder has a fingerprint to name
+	// it by (memo.go).
+	var key string
+	if path != "" && len(dirs) > 0 && allRead(res) {
+		key = memoKey(path, dirs, fps)
+		if skills, ok := readMemo(key, len(dirs)); ok {
+			for i := range res {
+				res[i].Skill, res[i].Cached = skills[i], true
+			}
+			return res, Stats{Hits: len(res), Memo: true}
+		}
+	}
+
 	var st Stats
 	if path == "" {
 		st.ReadErr = errors.New("index disabled")
@@ -249,6 +281,10 @@ func Installed(ctx context.Context, path string, dirs []string, opts Options) ([
 	}
 	st.Misses = len(miss)
 	parse(ctx, res, miss, opts)
+
+	if key != "" && !opts.ReadOnly && ctx.Err() == nil && allRead(res) {
+		writeMemo(key, res)
+	}
 
 	recs := map[string]Record{}
 	for _, i := range miss {
