@@ -71,12 +71,23 @@ func TestInstalledUsesCallersStat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, err := fingerprint(dir, fi)
+	if err := os.WriteFile(filepath.Join(dir, skill.ToolsFileName), []byte("[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var p parents
+	fp, err := fingerprint(&p, dir, fi)
+	p.close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want, err := FingerprintOf(dir); err != nil || fp != want {
 		t.Fatalf("fingerprint with the caller's stat = %+v; FingerprintOf = %+v (%v)", fp, want, err)
+	}
+	// The stamps taken relative to the parent folder are os.Stat's.
+	md, _ := stampOf(fi)
+	tj, err := stamp(os.Stat(filepath.Join(dir, skill.ToolsFileName)))
+	if err != nil || fp.SkillMD != md || fp.ToolsJSON != tj {
+		t.Fatalf("fingerprint = %+v; os.Stat's stamps are %+v and %+v (%v)", fp, md, tj, err)
 	}
 	var parsed atomic.Int32
 	opts := Options{Load: counting(&parsed), SkillMD: []fs.FileInfo{fi}}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillpm/skillpm/internal/statat"
 	"github.com/skillpm/skillpm/skill"
 	bolt "go.etcd.io/bbolt"
 )
@@ -49,15 +50,48 @@ type Fingerprint struct {
 // FingerprintOf stats dir's SKILL.md and tools.json (and dir itself where
 // files have no status-change time).
 func FingerprintOf(dir string) (Fingerprint, error) {
-	return fingerprint(dir, nil)
+	var p parents
+	defer p.close()
+	return fingerprint(&p, dir, nil)
+}
+
+// parents stats the files of skill folders relative to the folders'
+// parent (statat), which it keeps open while consecutive folders share
+// it: the skills of one discovery folder come one after another.
+type parents struct {
+	dir *statat.Dir // nil when none is open
+}
+
+// stat returns what os.Stat says of dir's file name.
+func (p *parents) stat(dir, name string) (fs.FileInfo, error) {
+	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	if p.dir == nil || p.dir.Path() != parent {
+		p.close()
+		d, err := statat.Open(parent)
+		if err != nil || base == "." || base == string(filepath.Separator) {
+			if d != nil {
+				d.Close()
+			}
+			return os.Stat(filepath.Join(dir, name))
+		}
+		p.dir = d
+	}
+	return p.dir.Stat(base + "/" + name)
+}
+
+func (p *parents) close() {
+	if p.dir != nil {
+		p.dir.Close()
+		p.dir = nil
+	}
 }
 
 // fingerprint is FingerprintOf with the stat of SKILL.md already taken
 // (md, following links), or nil.
-func fingerprint(dir string, md fs.FileInfo) (Fingerprint, error) {
+func fingerprint(p *parents, dir string, md fs.FileInfo) (Fingerprint, error) {
 	var fp Fingerprint
 	if md == nil {
-		fi, err := os.Stat(filepath.Join(dir, skill.FileName))
+		fi, err := p.stat(dir, skill.FileName)
 		if err != nil {
 			return fp, err
 		}
@@ -73,7 +107,7 @@ func fingerprint(dir string, md fs.FileInfo) (Fingerprint, error) {
 		fp.Dir = fi.ModTime().UnixNano()
 	}
 	var err error
-	fp.ToolsJSON, err = stamp(filepath.Join(dir, skill.ToolsFileName))
+	fp.ToolsJSON, err = stamp(p.stat(dir, skill.ToolsFileName))
 	return fp, err
 }
 
@@ -85,8 +119,9 @@ func stampOf(fi fs.FileInfo) (Stamp, bool) {
 	return st, ok
 }
 
-func stamp(path string) (Stamp, error) {
-	fi, err := os.Stat(path)
+// stamp is the stamp of a file as stat returned it, with Size -1 for a
+// missing one.
+func stamp(fi fs.FileInfo, err error) (Stamp, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return Stamp{Size: -1}, nil
 	}
@@ -241,14 +276,16 @@ func Installed(ctx context.Context, path string, dirs []string, opts Options) ([
 	}
 	res := make([]Result, len(dirs))
 	fps := make([]Fingerprint, len(dirs))
+	var p parents
 	for i, d := range dirs {
 		res[i].Dir = d
 		var md fs.FileInfo
 		if len(opts.SkillMD) == len(dirs) {
 			md = opts.SkillMD[i]
 		}
-		fps[i], res[i].Err = fingerprint(d, md)
+		fps[i], res[i].Err = fingerprint(&p, d, md)
 	}
+	p.close()
 
 	// The whole set's memo, when every folder has a fingerprint to name
 	// it by (memo.go).
