@@ -50,53 +50,18 @@ type Fingerprint struct {
 // FingerprintOf stats dir's SKILL.md and tools.json (and dir itself where
 // files have no status-change time).
 func FingerprintOf(dir string) (Fingerprint, error) {
-	var p parents
-	defer p.close()
-	return fingerprint(&p, dir, nil)
-}
-
-// parents stats the files of skill folders relative to the folders'
-// parent (statat), which it keeps open while consecutive folders share
-// it: the skills of one discovery folder come one after another.
-type parents struct {
-	dir *statat.Dir // nil when none is open
-}
-
-// stat returns what os.Stat says of dir's file name.
-func (p *parents) stat(dir, name string) (fs.FileInfo, error) {
-	parent, base := filepath.Dir(dir), filepath.Base(dir)
-	if p.dir == nil || p.dir.Path() != parent {
-		p.close()
-		d, err := statat.Open(parent)
-		if err != nil || base == "." || base == string(filepath.Separator) {
-			if d != nil {
-				d.Close()
-			}
-			return os.Stat(filepath.Join(dir, name))
-		}
-		p.dir = d
+	md, err := os.Stat(filepath.Join(dir, skill.FileName))
+	if err != nil {
+		return Fingerprint{}, err
 	}
-	return p.dir.Stat(base + "/" + name)
+	tj, err := os.Stat(filepath.Join(dir, skill.ToolsFileName))
+	return fingerprint(dir, md, tj, err)
 }
 
-func (p *parents) close() {
-	if p.dir != nil {
-		p.dir.Close()
-		p.dir = nil
-	}
-}
-
-// fingerprint is FingerprintOf with the stat of SKILL.md already taken
-// (md, following links), or nil.
-func fingerprint(p *parents, dir string, md fs.FileInfo) (Fingerprint, error) {
+// fingerprint assembles dir's fingerprint from what stat said of its
+// SKILL.md (md, following links) and of its tools.json.
+func fingerprint(dir string, md, tj fs.FileInfo, tjErr error) (Fingerprint, error) {
 	var fp Fingerprint
-	if md == nil {
-		fi, err := p.stat(dir, skill.FileName)
-		if err != nil {
-			return fp, err
-		}
-		md = fi
-	}
 	var exact bool
 	fp.SkillMD, exact = stampOf(md)
 	if !exact {
@@ -107,8 +72,63 @@ func fingerprint(p *parents, dir string, md fs.FileInfo) (Fingerprint, error) {
 		fp.Dir = fi.ModTime().UnixNano()
 	}
 	var err error
-	fp.ToolsJSON, err = stamp(p.stat(dir, skill.ToolsFileName))
+	fp.ToolsJSON, err = stamp(tj, tjErr)
 	return fp, err
+}
+
+// fingerprints returns the fingerprint of each of dirs, or why it has
+// none. mds, when it has one entry per folder, holds what stat said of
+// each SKILL.md a moment ago (nil: stat it). The files of folders that
+// share a parent, as the skills of one discovery folder do, are stat'ed
+// relative to it (statat), in parallel.
+func fingerprints(dirs []string, mds []fs.FileInfo) ([]Fingerprint, []error) {
+	fps, errs := make([]Fingerprint, len(dirs)), make([]error, len(dirs))
+	if len(mds) != len(dirs) {
+		mds = make([]fs.FileInfo, len(dirs))
+	}
+	for lo := 0; lo < len(dirs); {
+		parent := filepath.Dir(dirs[lo])
+		hi := lo + 1
+		for hi < len(dirs) && filepath.Dir(dirs[hi]) == parent {
+			hi++
+		}
+		fingerprintsIn(parent, dirs[lo:hi], mds[lo:hi], fps[lo:hi], errs[lo:hi])
+		lo = hi
+	}
+	return fps, errs
+}
+
+// fingerprintsIn is fingerprints for folders of the same parent.
+func fingerprintsIn(parent string, dirs []string, mds []fs.FileInfo, fps []Fingerprint, errs []error) {
+	d, err := statat.Open(parent)
+	if err != nil {
+		for i, dir := range dirs {
+			md := mds[i]
+			if md == nil {
+				if md, errs[i] = os.Stat(filepath.Join(dir, skill.FileName)); errs[i] != nil {
+					continue
+				}
+			}
+			tj, err := os.Stat(filepath.Join(dir, skill.ToolsFileName))
+			fps[i], errs[i] = fingerprint(dir, md, tj, err)
+		}
+		return
+	}
+	defer d.Close()
+	names := make([]string, len(dirs))
+	for i, dir := range dirs {
+		names[i] = filepath.Base(dir) + "/" + skill.ToolsFileName
+	}
+	tjs, tjErrs := d.StatAll(names)
+	for i, dir := range dirs {
+		md := mds[i]
+		if md == nil {
+			if md, errs[i] = d.Stat(filepath.Base(dir) + "/" + skill.FileName); errs[i] != nil {
+				continue
+			}
+		}
+		fps[i], errs[i] = fingerprint(dir, md, tjs[i], tjErrs[i])
+	}
 }
 
 // stampOf returns fi's stamp and whether it carries the inode and ctime.
@@ -275,17 +295,10 @@ func Installed(ctx context.Context, path string, dirs []string, opts Options) ([
 		opts.Load = skill.Load
 	}
 	res := make([]Result, len(dirs))
-	fps := make([]Fingerprint, len(dirs))
-	var p parents
+	fps, errs := fingerprints(dirs, opts.SkillMD)
 	for i, d := range dirs {
-		res[i].Dir = d
-		var md fs.FileInfo
-		if len(opts.SkillMD) == len(dirs) {
-			md = opts.SkillMD[i]
-		}
-		fps[i], res[i].Err = fingerprint(&p, d, md)
+		res[i].Dir, res[i].Err = d, errs[i]
 	}
-	p.close()
 
 	// The whole set's memo, when every folder has a fingerprint to name
 	// it by (memo.go).

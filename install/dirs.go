@@ -146,6 +146,7 @@ func discoverIn(d Dir, all *[]Entry) (ok bool) {
 			rec = r
 		}
 	}
+	var names, mdNames []string
 	for _, e := range ents {
 		name := e.Name()
 		if name[0] == '.' {
@@ -158,8 +159,13 @@ func discoverIn(d Dir, all *[]Entry) (ok bool) {
 				continue
 			}
 		}
-		md, err := dir.Stat(name + "/SKILL.md")
-		if err != nil || !md.Mode().IsRegular() {
+		names = append(names, name)
+		mdNames = append(mdNames, name+"/SKILL.md")
+	}
+	mds, errs := dir.StatAll(mdNames)
+	for i, name := range names {
+		md := mds[i]
+		if errs[i] != nil || !md.Mode().IsRegular() {
 			continue
 		}
 		en := Entry{Name: name, Path: filepath.Join(d.Path, name), Root: d, SkillMD: md}
