@@ -163,12 +163,16 @@ func discoverIn(d Dir, all *[]Entry) (ok bool) {
 		mdNames = append(mdNames, name+"/SKILL.md")
 	}
 	mds, errs := dir.StatAll(mdNames)
+	// What filepath.Join(d.Path, name) gives for every name, which holds
+	// no separator and is not "." or "..": the folder's path cleaned once.
+	prefix := filepath.Join(d.Path, "x")
+	prefix = prefix[:len(prefix)-1]
 	for i, name := range names {
 		md := mds[i]
 		if errs[i] != nil || !md.Mode().IsRegular() {
 			continue
 		}
-		en := Entry{Name: name, Path: filepath.Join(d.Path, name), Root: d, SkillMD: md}
+		en := Entry{Name: name, Path: prefix + name, Root: d, SkillMD: md}
 		if r := rec.Skills[name]; r != nil {
 			en.Managed, en.Version = true, r.Version
 			en.Manifest, en.Tree = r.Manifest, r.Tree

@@ -7,14 +7,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sysStat copies the fields of st that readers of os.Stat's Sys use.
-func sysStat(st *unix.Stat_t) *syscall.Stat_t {
-	return &syscall.Stat_t{
-		Dev: st.Dev, Ino: st.Ino, Mode: st.Mode, Size: st.Size,
-		Atimespec: syscall.Timespec{Sec: st.Atim.Sec, Nsec: st.Atim.Nsec},
-		Mtimespec: syscall.Timespec{Sec: st.Mtim.Sec, Nsec: st.Mtim.Nsec},
-		Ctimespec: syscall.Timespec{Sec: st.Ctim.Sec, Nsec: st.Ctim.Nsec},
-	}
+// sysStat copies into out the fields of st that readers of os.Stat's
+// Sys use.
+func sysStat(out *syscall.Stat_t, st *unix.Stat_t) {
+	out.Dev, out.Ino, out.Mode, out.Size = st.Dev, st.Ino, st.Mode, st.Size
+	out.Atimespec = syscall.Timespec{Sec: st.Atim.Sec, Nsec: st.Atim.Nsec}
+	out.Mtimespec = syscall.Timespec{Sec: st.Mtim.Sec, Nsec: st.Mtim.Nsec}
+	out.Ctimespec = syscall.Timespec{Sec: st.Ctim.Sec, Nsec: st.Ctim.Nsec}
 }
 
 func modTime(st *syscall.Stat_t) time.Time {

@@ -7,14 +7,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sysStat copies the fields of st that readers of os.Stat's Sys use.
-func sysStat(st *unix.Stat_t) *syscall.Stat_t {
-	return &syscall.Stat_t{
-		Dev: st.Dev, Ino: st.Ino, Mode: st.Mode, Size: st.Size,
-		Atim: syscall.Timespec{Sec: st.Atim.Sec, Nsec: st.Atim.Nsec},
-		Mtim: syscall.Timespec{Sec: st.Mtim.Sec, Nsec: st.Mtim.Nsec},
-		Ctim: syscall.Timespec{Sec: st.Ctim.Sec, Nsec: st.Ctim.Nsec},
-	}
+// sysStat copies into out the fields of st that readers of os.Stat's
+// Sys use.
+func sysStat(out *syscall.Stat_t, st *unix.Stat_t) {
+	out.Dev, out.Ino, out.Mode, out.Size = st.Dev, st.Ino, st.Mode, st.Size
+	out.Atim = syscall.Timespec{Sec: st.Atim.Sec, Nsec: st.Atim.Nsec}
+	out.Mtim = syscall.Timespec{Sec: st.Mtim.Sec, Nsec: st.Mtim.Nsec}
+	out.Ctim = syscall.Timespec{Sec: st.Ctim.Sec, Nsec: st.Ctim.Nsec}
 }
 
 func modTime(st *syscall.Stat_t) time.Time { return time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec)) }

@@ -27,8 +27,8 @@ func stat(d *Dir, name string) (fs.FileInfo, error) {
 		}
 	}
 	fi := &fileInfo{name: path.Base(name), size: st.Size, mode: fileMode(uint32(st.Mode))}
-	fi.sys = sysStat(&st)
-	fi.mod = modTime(fi.sys)
+	sysStat(&fi.sys, &st)
+	fi.mod = modTime(&fi.sys)
 	return fi, nil
 }
 
@@ -67,7 +67,7 @@ type fileInfo struct {
 	size int64
 	mode fs.FileMode
 	mod  time.Time
-	sys  *syscall.Stat_t
+	sys  syscall.Stat_t
 }
 
 func (fi *fileInfo) Name() string       { return fi.name }
@@ -75,4 +75,4 @@ func (fi *fileInfo) Size() int64        { return fi.size }
 func (fi *fileInfo) Mode() fs.FileMode  { return fi.mode }
 func (fi *fileInfo) ModTime() time.Time { return fi.mod }
 func (fi *fileInfo) IsDir() bool        { return fi.mode.IsDir() }
-func (fi *fileInfo) Sys() any           { return fi.sys }
+func (fi *fileInfo) Sys() any           { return &fi.sys }
