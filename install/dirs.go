@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/skillpm/skillpm/internal/statat"
@@ -184,12 +183,21 @@ func discoverIn(d Dir, all *[]Entry) (ok bool) {
 
 // Effective returns the winning entries, sorted by name.
 func Effective(entries []Entry) []Entry {
-	var out []Entry
-	for _, e := range entries {
-		if e.Effective {
-			out = append(out, e)
+	// Their indexes are sorted, not the entries: an Entry is large, and
+	// sorting a thousand of them was mostly copying.
+	var idx []int
+	for i := range entries {
+		if entries[i].Effective {
+			idx = append(idx, i)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(entries[a].Name, entries[b].Name) })
+	var out []Entry
+	if len(idx) > 0 {
+		out = make([]Entry, len(idx))
+	}
+	for i, j := range idx {
+		out[i] = entries[j]
+	}
 	return out
 }
