@@ -80,7 +80,7 @@ func fingerprint(dir string, md, tj fs.FileInfo, tjErr error) (Fingerprint, erro
 // none. mds, when it has one entry per folder, holds what stat said of
 // each SKILL.md a moment ago (nil: stat it). The files of folders that
 // share a parent, as the skills of one discovery folder do, are stat'ed
-// relative to it (statat), in parallel.
+// relative to it (statat).
 func fingerprints(dirs []string, mds []fs.FileInfo) ([]Fingerprint, []error) {
 	fps, errs := make([]Fingerprint, len(dirs)), make([]error, len(dirs))
 	if len(mds) != len(dirs) {
@@ -115,19 +115,16 @@ func fingerprintsIn(parent string, dirs []string, mds []fs.FileInfo, fps []Finge
 		return
 	}
 	defer d.Close()
-	names := make([]string, len(dirs))
 	for i, dir := range dirs {
-		names[i] = filepath.Base(dir) + "/" + skill.ToolsFileName
-	}
-	tjs, tjErrs := d.StatAll(names)
-	for i, dir := range dirs {
+		base := filepath.Base(dir)
 		md := mds[i]
 		if md == nil {
-			if md, errs[i] = d.Stat(filepath.Base(dir) + "/" + skill.FileName); errs[i] != nil {
+			if md, errs[i] = d.Stat(base + "/" + skill.FileName); errs[i] != nil {
 				continue
 			}
 		}
-		fps[i], errs[i] = fingerprint(dir, md, tjs[i], tjErrs[i])
+		tj, err := d.Stat(base + "/" + skill.ToolsFileName)
+		fps[i], errs[i] = fingerprint(dir, md, tj, err)
 	}
 }
 

@@ -145,7 +145,10 @@ func discoverIn(d Dir, all *[]Entry) (ok bool) {
 			rec = r
 		}
 	}
-	var names, mdNames []string
+	// What filepath.Join(d.Path, name) gives for every name, which holds
+	// no separator and is not "." or "..": the folder's path cleaned once.
+	prefix := filepath.Join(d.Path, "x")
+	prefix = prefix[:len(prefix)-1]
 	for _, e := range ents {
 		name := e.Name()
 		if name[0] == '.' {
@@ -158,17 +161,8 @@ func discoverIn(d Dir, all *[]Entry) (ok bool) {
 				continue
 			}
 		}
-		names = append(names, name)
-		mdNames = append(mdNames, name+"/SKILL.md")
-	}
-	mds, errs := dir.StatAll(mdNames)
-	// What filepath.Join(d.Path, name) gives for every name, which holds
-	// no separator and is not "." or "..": the folder's path cleaned once.
-	prefix := filepath.Join(d.Path, "x")
-	prefix = prefix[:len(prefix)-1]
-	for i, name := range names {
-		md := mds[i]
-		if errs[i] != nil || !md.Mode().IsRegular() {
+		md, err := dir.Stat(name + "/SKILL.md")
+		if err != nil || !md.Mode().IsRegular() {
 			continue
 		}
 		en := Entry{Name: name, Path: prefix + name, Root: d, SkillMD: md}

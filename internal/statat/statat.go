@@ -13,8 +13,6 @@ package statat
 import (
 	"io/fs"
 	"os"
-	"runtime"
-	"sync"
 )
 
 // Dir is an open folder whose entries are stat'ed relative to it.
@@ -48,30 +46,3 @@ func (d *Dir) Stat(name string) (fs.FileInfo, error) {
 
 // Close closes the folder.
 func (d *Dir) Close() error { return d.f.Close() }
-
-// statAllMin is the number of names per worker below which StatAll
-// stats them in the caller's goroutine: starting one costs more.
-const statAllMin = 128
-
-// StatAll stats each of names as Stat does, in parallel where there are
-// many (the system calls run on every core), and returns what each
-// gave, in order.
-func (d *Dir) StatAll(names []string) ([]fs.FileInfo, []error) {
-	fis, errs := make([]fs.FileInfo, len(names)), make([]error, len(names))
-	each := func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			fis[i], errs[i] = stat(d, names[i])
-		}
-	}
-	workers := min(runtime.GOMAXPROCS(0), len(names)/statAllMin)
-	if workers <= 1 {
-		each(0, len(names))
-		return fis, errs
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() { each(w*len(names)/workers, (w+1)*len(names)/workers) })
-	}
-	wg.Wait()
-	return fis, errs
-}

@@ -2,7 +2,6 @@ package statat
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -53,33 +52,5 @@ func TestStatIsOsStat(t *testing.T) {
 	ents, err := d.ReadDir()
 	if want := len(names) / 2; err != nil || len(ents) != want {
 		t.Errorf("ReadDir = %d entries, %v; want %d", len(ents), err, want)
-	}
-}
-
-// StatAll gives what Stat gives for each name, in order, when it stats
-// them in parallel too.
-func TestStatAll(t *testing.T) {
-	root := t.TempDir()
-	var names []string
-	for i := range 3 * statAllMin {
-		name := fmt.Sprintf("f%04d", i)
-		if i%5 != 0 { // every fifth is missing
-			if err := os.WriteFile(filepath.Join(root, name), make([]byte, i), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		names = append(names, name)
-	}
-	d, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	fis, errs := d.StatAll(names)
-	for i, name := range names {
-		want, werr := d.Stat(name)
-		if (werr == nil) != (errs[i] == nil) || werr == nil && (fis[i].Name() != want.Name() || fis[i].Size() != want.Size()) {
-			t.Errorf("StatAll[%d] = %v, %v; Stat(%q) = %v, %v", i, fis[i], errs[i], name, want, werr)
-		}
 	}
 }
