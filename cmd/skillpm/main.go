@@ -20,7 +20,7 @@ import (
 )
 
 // gcLimit is the heap size past which the front's garbage collector runs.
-const gcLimit = 64 << 20
+const gcLimit = 32 << 20
 
 func main() {
 	command.Main(handOff, func(ctx context.Context, e *command.Env, args []string) int {
