@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -71,12 +72,22 @@ func TestInstalledUsesCallersStat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, err := fingerprint(dir, fi)
+	if err := os.WriteFile(filepath.Join(dir, skill.ToolsFileName), []byte("[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fps, errs := fingerprints([]string{dir}, []fs.FileInfo{fi})
+	fp, err := fps[0], errs[0]
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want, err := FingerprintOf(dir); err != nil || fp != want {
 		t.Fatalf("fingerprint with the caller's stat = %+v; FingerprintOf = %+v (%v)", fp, want, err)
+	}
+	// The stamps taken relative to the parent folder are os.Stat's.
+	md, _ := stampOf(fi)
+	tj, err := stamp(os.Stat(filepath.Join(dir, skill.ToolsFileName)))
+	if err != nil || fp.SkillMD != md || fp.ToolsJSON != tj {
+		t.Fatalf("fingerprint = %+v; os.Stat's stamps are %+v and %+v (%v)", fp, md, tj, err)
 	}
 	var parsed atomic.Int32
 	opts := Options{Load: counting(&parsed), SkillMD: []fs.FileInfo{fi}}
@@ -84,5 +95,30 @@ func TestInstalledUsesCallersStat(t *testing.T) {
 	parsed.Store(0)
 	if res, st := Installed(context.Background(), db, []string{dir}, opts); st.Hits != 1 || parsed.Load() != 0 || res[0].Skill.Description != "first" {
 		t.Errorf("warm with the caller's stat: hits %d, parsed %d, %q", st.Hits, parsed.Load(), res[0].Skill.Description)
+	}
+}
+
+// fingerprints, which stats folders of one parent relative to it, gives
+// what FingerprintOf gives for each, errors included, across parents.
+func TestFingerprintsAreFingerprintOf(t *testing.T) {
+	var dirs []string
+	for _, root := range []string{t.TempDir(), t.TempDir()} {
+		for i := range 30 {
+			dir := writeSkill(t, root, fmt.Sprintf("s%03d", i), "d")
+			if i%3 == 0 {
+				if err := os.WriteFile(filepath.Join(dir, skill.ToolsFileName), []byte("[]"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dirs = append(dirs, dir)
+		}
+		dirs = append(dirs, filepath.Join(root, "gone"))
+	}
+	fps, errs := fingerprints(dirs, nil)
+	for i, dir := range dirs {
+		want, err := FingerprintOf(dir)
+		if fps[i] != want || (err == nil) != (errs[i] == nil) || (err != nil && err.Error() != errs[i].Error()) {
+			t.Errorf("%s: fingerprints = %+v, %v; FingerprintOf = %+v, %v", dir, fps[i], errs[i], want, err)
+		}
 	}
 }

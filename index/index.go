@@ -12,6 +12,15 @@
 // from another format version. A corrupt or outdated file is rebuilt when it
 // can be; nothing here panics or fails a command.
 //
+// # The memo of the installed set
+//
+// Beside the file, the folder MemoDirName keeps [Installed]'s whole answer
+// for the last sets of folders it was asked about, each under the digest
+// of every folder's path and fingerprint (internal/memo): a warm listing
+// reads one small file instead of a thousand records, and any change to
+// a folder names another memo. It is a cache of the cache, written only
+// when the index may be.
+//
 // # Concurrency
 //
 // Readers open the file read-only (a shared lock; any number at once). Misses

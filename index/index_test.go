@@ -222,6 +222,10 @@ func TestInstalledOtherFormat(t *testing.T) {
 	}
 	db.Update(func(tx *bolt.Tx) error { return tx.Bucket(BucketMeta).Put(keyFormat, []byte("0")) })
 	db.Close()
+	// Without the memo of the set, which would answer without the index.
+	if err := os.RemoveAll(filepath.Join(filepath.Dir(path), MemoDirName)); err != nil {
+		t.Fatal(err)
+	}
 	_, st := Installed(context.Background(), path, dirs, Options{})
 	if !errors.Is(st.ReadErr, ErrFormat) || !st.Wrote {
 		t.Errorf("stats = %+v; want ErrFormat and a rewrite", st)

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillpm/skillpm/internal/statat"
 	"github.com/skillpm/skillpm/skill"
 	bolt "go.etcd.io/bbolt"
 )
@@ -49,20 +50,18 @@ type Fingerprint struct {
 // FingerprintOf stats dir's SKILL.md and tools.json (and dir itself where
 // files have no status-change time).
 func FingerprintOf(dir string) (Fingerprint, error) {
-	return fingerprint(dir, nil)
+	md, err := os.Stat(filepath.Join(dir, skill.FileName))
+	if err != nil {
+		return Fingerprint{}, err
+	}
+	tj, err := os.Stat(filepath.Join(dir, skill.ToolsFileName))
+	return fingerprint(dir, md, tj, err)
 }
 
-// fingerprint is FingerprintOf with the stat of SKILL.md already taken
-// (md, following links), or nil.
-func fingerprint(dir string, md fs.FileInfo) (Fingerprint, error) {
+// fingerprint assembles dir's fingerprint from what stat said of its
+// SKILL.md (md, following links) and of its tools.json.
+func fingerprint(dir string, md, tj fs.FileInfo, tjErr error) (Fingerprint, error) {
 	var fp Fingerprint
-	if md == nil {
-		fi, err := os.Stat(filepath.Join(dir, skill.FileName))
-		if err != nil {
-			return fp, err
-		}
-		md = fi
-	}
 	var exact bool
 	fp.SkillMD, exact = stampOf(md)
 	if !exact {
@@ -73,8 +72,60 @@ func fingerprint(dir string, md fs.FileInfo) (Fingerprint, error) {
 		fp.Dir = fi.ModTime().UnixNano()
 	}
 	var err error
-	fp.ToolsJSON, err = stamp(filepath.Join(dir, skill.ToolsFileName))
+	fp.ToolsJSON, err = stamp(tj, tjErr)
 	return fp, err
+}
+
+// fingerprints returns the fingerprint of each of dirs, or why it has
+// none. mds, when it has one entry per folder, holds what stat said of
+// each SKILL.md a moment ago (nil: stat it). The files of folders that
+// share a parent, as the skills of one discovery folder do, are stat'ed
+// relative to it (statat).
+func fingerprints(dirs []string, mds []fs.FileInfo) ([]Fingerprint, []error) {
+	fps, errs := make([]Fingerprint, len(dirs)), make([]error, len(dirs))
+	if len(mds) != len(dirs) {
+		mds = make([]fs.FileInfo, len(dirs))
+	}
+	for lo := 0; lo < len(dirs); {
+		parent := filepath.Dir(dirs[lo])
+		hi := lo + 1
+		for hi < len(dirs) && filepath.Dir(dirs[hi]) == parent {
+			hi++
+		}
+		fingerprintsIn(parent, dirs[lo:hi], mds[lo:hi], fps[lo:hi], errs[lo:hi])
+		lo = hi
+	}
+	return fps, errs
+}
+
+// fingerprintsIn is fingerprints for folders of the same parent.
+func fingerprintsIn(parent string, dirs []string, mds []fs.FileInfo, fps []Fingerprint, errs []error) {
+	d, err := statat.Open(parent)
+	if err != nil {
+		for i, dir := range dirs {
+			md := mds[i]
+			if md == nil {
+				if md, errs[i] = os.Stat(filepath.Join(dir, skill.FileName)); errs[i] != nil {
+					continue
+				}
+			}
+			tj, err := os.Stat(filepath.Join(dir, skill.ToolsFileName))
+			fps[i], errs[i] = fingerprint(dir, md, tj, err)
+		}
+		return
+	}
+	defer d.Close()
+	for i, dir := range dirs {
+		base := filepath.Base(dir)
+		md := mds[i]
+		if md == nil {
+			if md, errs[i] = d.Stat(base + "/" + skill.FileName); errs[i] != nil {
+				continue
+			}
+		}
+		tj, err := d.Stat(base + "/" + skill.ToolsFileName)
+		fps[i], errs[i] = fingerprint(dir, md, tj, err)
+	}
 }
 
 // stampOf returns fi's stamp and whether it carries the inode and ctime.
@@ -85,8 +136,9 @@ func stampOf(fi fs.FileInfo) (Stamp, bool) {
 	return st, ok
 }
 
-func stamp(path string) (Stamp, error) {
-	fi, err := os.Stat(path)
+// stamp is the stamp of a file as stat returned it, with Size -1 for a
+// missing one.
+func stamp(fi fs.FileInfo, err error) (Stamp, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return Stamp{Size: -1}, nil
 	}
@@ -204,12 +256,31 @@ type Stats struct {
 	WriteErr error
 	// Rebuilt reports that a corrupt index file was replaced.
 	Rebuilt bool
+	// Memo reports that every folder was served by the memo of the
+	// whole set (see MemoDirName): the index file was not opened.
+	Memo bool
+}
+
+// allRead reports whether no folder of res has an error.
+func allRead(res []Result) bool {
+	for i := range res {
+		if res[i].Err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Installed returns the metadata of each skill folder in dirs (absolute
 // paths), in the same order, from the index at path when the folder's
 // fingerprint matches and by parsing it otherwise. Parsed metadata is
 // written back unless opts.ReadOnly. An empty path disables the index.
+//
+// When every folder could be read, the whole answer is also remembered
+// in a memo beside the index (MemoDirName), named by every folder's path
+// and fingerprint: the next call over the same folders in the same states
+// reads that one file instead of the index (memo.go). It is written only
+// when the index may be (not opts.ReadOnly).
 //
 // Installed never fails as a whole: a folder that cannot be parsed has Err
 // set, and index problems only show in Stats.
@@ -221,14 +292,22 @@ func Installed(ctx context.Context, path string, dirs []string, opts Options) ([
 		opts.Load = skill.Load
 	}
 	res := make([]Result, len(dirs))
-	fps := make([]Fingerprint, len(dirs))
+	fps, errs := fingerprints(dirs, opts.SkillMD)
 	for i, d := range dirs {
-		res[i].Dir = d
-		var md fs.FileInfo
-		if len(opts.SkillMD) == len(dirs) {
-			md = opts.SkillMD[i]
+		res[i].Dir, res[i].Err = d, errs[i]
+	}
+
+	// The whole set's memo, when every folder has a fingerprint to name
+	// it by (memo.go).
+	var key string
+	if path != "" && len(dirs) > 0 && allRead(res) {
+		key = memoKey(path, dirs, fps)
+		if skills, ok := readMemo(key, len(dirs)); ok {
+			for i := range res {
+				res[i].Skill, res[i].Cached = skills[i], true
+			}
+			return res, Stats{Hits: len(res), Memo: true}
 		}
-		fps[i], res[i].Err = fingerprint(d, md)
 	}
 
 	var st Stats
@@ -249,6 +328,10 @@ func Installed(ctx context.Context, path string, dirs []string, opts Options) ([
 	}
 	st.Misses = len(miss)
 	parse(ctx, res, miss, opts)
+
+	if key != "" && !opts.ReadOnly && ctx.Err() == nil && allRead(res) {
+		writeMemo(key, res)
+	}
 
 	recs := map[string]Record{}
 	for _, i := range miss {

@@ -13,12 +13,25 @@ package main
 
 import (
 	"context"
+	"os"
+	"runtime/debug"
 
 	"github.com/skillpm/skillpm/internal/command"
 )
 
+// gcLimit is the heap size past which the front's garbage collector runs.
+const gcLimit = 32 << 20
+
 func main() {
 	command.Main(handOff, func(ctx context.Context, e *command.Env, args []string) int {
+		// The commands the front runs are short and allocate a few
+		// megabytes; collecting them cost more than it saved (9 of a
+		// 25 ms 'skillpm list' over 1,000 skills). The collector runs
+		// only past gcLimit, unless GOGC or GOMEMLIMIT say otherwise.
+		if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetGCPercent(-1)
+			debug.SetMemoryLimit(gcLimit)
+		}
 		cmds := append(command.Light(e), command.WarmInstallCommand(e))
 		return command.Run(ctx, e, command.NewApp(e, cmds), args)
 	})

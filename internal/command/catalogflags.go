@@ -108,8 +108,8 @@ func loadCatalog(ctx context.Context, e *Env, c *cli.Context) (*agent.Catalog, e
 		return nil, err
 	}
 	cat, st := l.Catalog, l.Catalog.Index
-	e.Debugf("catalog: %d skills, %d tools in %s (index %s: %d hits, %d misses, read error %v, wrote %v, write error %v)",
-		len(cat.Skills), len(cat.Tools), l.Elapsed.Round(time.Microsecond), l.IndexPath, st.Hits, st.Misses, st.ReadErr, st.Wrote, st.WriteErr)
+	e.Debugf("catalog: %d skills, %d tools in %s (index %s: %d hits, %d misses, memo %v, read error %v, wrote %v, write error %v)",
+		len(cat.Skills), len(cat.Tools), l.Elapsed.Round(time.Microsecond), l.IndexPath, st.Hits, st.Misses, st.Memo, st.ReadErr, st.Wrote, st.WriteErr)
 	warn(e, l.Warnings)
 	return cat, nil
 }

@@ -61,9 +61,17 @@ Examples:
 			if e.JSON {
 				return WriteJSON(e.Stdout, NonNil(entries))
 			}
-			byPath := make(map[string]install.Entry, len(all))
-			for _, en := range all {
-				byPath[en.Path] = en
+			// The entries by path, for the notes of skills that shadow
+			// others: by pointer (an Entry is large), and only if any does.
+			var byPath map[string]*install.Entry
+			for _, en := range entries {
+				if len(en.Shadows) > 0 {
+					byPath = make(map[string]*install.Entry, len(all))
+					for i := range all {
+						byPath[all[i].Path] = &all[i]
+					}
+					break
+				}
 			}
 			tw := NewTable(e.Stdout, 0, 4, 2)
 			fmt.Fprintln(tw, "SKILL\tVERSION\tSOURCE\tFOLDER\tNOTE")
@@ -104,7 +112,7 @@ func RelTo(base, p string) string {
 // shadowNote says what an effective skill overrides. The copies skillpm
 // installed of the same version into other targets are "also in", not
 // shadowed: agents see the same skill either way.
-func shadowNote(dir string, en install.Entry, byPath map[string]install.Entry) string {
+func shadowNote(dir string, en install.Entry, byPath map[string]*install.Entry) string {
 	var shadows, twins []string
 	for _, p := range en.Shadows {
 		if o, ok := byPath[p]; ok && en.Managed && o.Managed && o.Version == en.Version {

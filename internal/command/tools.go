@@ -78,7 +78,9 @@ Examples:
 	}
 }
 
-// toolJSON is one tool in 'skillpm tools --json'.
+// toolJSON is one tool in 'skillpm tools --json'. streamToolsJSON writes
+// it field by field (appendToolJSON); TestStreamToolsJSONBytes checks
+// that the bytes are encoding/json's of this struct.
 type toolJSON struct {
 	Tool           string         `json:"tool"`
 	Skill          string         `json:"skill"`

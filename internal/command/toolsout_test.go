@@ -55,6 +55,16 @@ func TestStreamToolsJSONBytes(t *testing.T) {
 		}}
 	b := &agent.Skill{Name: "b", Dir: "/h/.agents/skills/b", Location: "/h/.agents/skills/b/SKILL.md", Scope: install.ScopeUser, Root: "~/.agents/skills",
 		Permissions: perms, Tools: []skill.Tool{{Name: "dup", Description: "B wins", Entrypoint: "x.py", Runtime: "python"}}}
+	// Strings and schemas encoding/json escapes: HTML, quotes, control
+	// characters, U+2028, invalid UTF-8, non-ASCII; a schema with spaces
+	// and one that is null.
+	odd := &agent.Skill{Name: "odd\u00e9", Dir: "/p/skills/odd\u00e9", Location: "/p/skills/odd\u00e9/SKILL.md", Scope: install.ScopeProject, Root: "skills>",
+		Tools: []skill.Tool{
+			{Name: "esc", Description: "a \"q\" \\ <b>&amp;</b>\n\t\r\x01\x7f \u2028\u2029 \xff\xfe 日本", Entrypoint: "run <x.sh", TimeoutSeconds: -2,
+				InputSchema:  json.RawMessage(" {\n \"type\" : \"object\", \"properties\": {\"a<b>\": {\"description\": \"x & y \\u2028 \u2029\"}} }\n"),
+				OutputSchema: json.RawMessage("null")},
+			{Name: "same", Description: "same schema", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)},
+		}}
 	withProblem := agent.New([]*agent.Skill{a, b})
 	withProblem.Problems = []agent.Problem{{Dir: "/p/broken", Err: errors.New("bad \"yaml\"")}}
 	cases := map[string]*agent.Catalog{
@@ -62,6 +72,7 @@ func TestStreamToolsJSONBytes(t *testing.T) {
 		"no tools":  agent.New([]*agent.Skill{{Name: "quiet", Dir: "/q", Scope: install.ScopeProject}}),
 		"conflicts": agent.New([]*agent.Skill{a, b}),
 		"problems":  withProblem,
+		"escapes":   agent.New([]*agent.Skill{a, odd}),
 	}
 	for name, cat := range cases {
 		for _, mode := range []sandbox.Mode{sandbox.Off, sandbox.Default} {

@@ -14,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/skillpm/skillpm/internal/boundedfile"
 )
 
 // Keep is how many memos a folder keeps; writing one more removes the
@@ -33,11 +35,12 @@ func Key(dir, kind string, data []byte) string {
 }
 
 // Read returns the memo at key, checked to start with kind, without
-// that prefix; ok is false when there is none or it is larger than
-// limit bytes.
+// that prefix; ok is false when there is none, it is larger than limit
+// bytes or it is not a regular file (read with boundedfile: a memo
+// replaced by a FIFO or a link to /dev/zero is no answer, not a hang).
 func Read(key, kind string, limit int) (data []byte, ok bool) {
-	b, err := os.ReadFile(key)
-	if err != nil || len(b) > limit+len(kind)+1 {
+	b, err := boundedfile.Read(key, int64(limit+len(kind)+1))
+	if err != nil {
 		return nil, false
 	}
 	rest, ok := bytes.CutPrefix(b, []byte(kind+"\n"))

@@ -1,0 +1,206 @@
+package index
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+
+	"github.com/skillpm/skillpm/internal/memo"
+	"github.com/skillpm/skillpm/skill"
+)
+
+// A warm listing reads the same thousand records it read the run before,
+// and decoding them (JSON, one record per folder) was most of what it
+// cost. [Installed] also remembers the whole answer in one memo
+// (internal/memo), in the folder MemoDirName beside the index file,
+// named by the digest of every folder's path and fingerprint, in order:
+// the folders and the stat identity of each one's SKILL.md and
+// tools.json. A memo answers only for exactly those folders in exactly
+// those states; an edited, added, removed or renamed skill names another
+// memo, which does not exist, and the run goes through the index as
+// before and leaves a memo for the next one. Its values are in memo's
+// field format, cheap to decode; what is rare and nested (permissions,
+// selection triggers, overlays, problems) stays JSON, decoded only when
+// a skill has it.
+
+// MemoDirName is the folder, beside the index file, of the memos of
+// whole sets of installed skills.
+const MemoDirName = "installed-memo"
+
+// memoKind names installed-set memos. Bump its version whenever Skill,
+// skill.Tool or the encoding change (TestMemoCoversFields fails until
+// then); Format is part of it, so a memo is never read by a build whose
+// index records hold something else.
+const memoKind = "skillpm installed memo v1 format " + Format
+
+// memoPerFolder bounds a memo's size: this many bytes per folder.
+const memoPerFolder = 64 << 10
+
+// memoKey names the memo of the folders dirs in the states fps, in the
+// memo folder beside the index at path.
+func memoKey(path string, dirs []string, fps []Fingerprint) string {
+	b := make([]byte, 0, len(dirs)*(len(dirs[0])+48))
+	stamp := func(s Stamp) {
+		b = binary.AppendVarint(b, s.Size)
+		b = binary.AppendVarint(b, s.ModTime)
+		b = binary.AppendUvarint(b, s.Ino)
+		b = binary.AppendVarint(b, s.Change)
+	}
+	for i, d := range dirs {
+		b = binary.AppendUvarint(b, uint64(len(d)))
+		b = append(b, d...)
+		stamp(fps[i].SkillMD)
+		stamp(fps[i].ToolsJSON)
+		b = binary.AppendVarint(b, fps[i].Dir)
+	}
+	return memo.Key(filepath.Join(filepath.Dir(path), MemoDirName), memoKind, b)
+}
+
+// readMemo returns the metadata of n folders remembered at key; ok is
+// false when there is no memo, or it is larger than its bound or does not
+// decode (a corrupt memo is no answer).
+func readMemo(key string, n int) ([]Skill, bool) {
+	b, ok := memo.Read(key, memoKind, n*memoPerFolder)
+	if !ok {
+		return nil, false
+	}
+	return decodeMemo(b, n)
+}
+
+// writeMemo remembers the metadata of res at key (best effort).
+func writeMemo(key string, res []Result) {
+	b, err := encodeMemo(res)
+	if err != nil || len(b) > len(res)*memoPerFolder {
+		return
+	}
+	memo.Write(key, memoKind, b)
+}
+
+func encodeMemo(res []Result) ([]byte, error) {
+	var e memo.Encoder
+	strs := func(l []string) {
+		e.Num(len(l))
+		for _, s := range l {
+			e.Str(s)
+		}
+	}
+	// blob writes v as JSON, or nothing ("") when empty is true.
+	var err error
+	blob := func(empty bool, v any) {
+		if empty {
+			e.Str("")
+			return
+		}
+		b, jerr := json.Marshal(v)
+		if jerr != nil {
+			err = jerr
+		}
+		e.Str(string(b))
+	}
+	e.Num(len(res))
+	for i := range res {
+		s := &res[i].Skill
+		e.Str(s.Name)
+		e.Str(s.Description)
+		e.Str(s.Version)
+		e.Num(len(s.Tools))
+		for j := range s.Tools {
+			t := &s.Tools[j]
+			for _, v := range []string{t.Name, t.Description, string(t.InputSchema), string(t.OutputSchema),
+				t.Runtime, t.Entrypoint, t.Handler, strconv.Itoa(t.TimeoutSeconds), string(t.Source), string(t.Format)} {
+				e.Str(v)
+			}
+			blob(t.Dependencies == nil, t.Dependencies)
+			blob(t.Confirmation == nil, t.Confirmation)
+		}
+		strs(s.Secrets)
+		blob(s.Permissions == nil, s.Permissions)
+		strs(s.RequireConfirmation)
+		blob(s.WhenToUse == nil, s.WhenToUse)
+		blob(len(s.HostOverrides) == 0, s.HostOverrides)
+		blob(len(s.Problems) == 0, s.Problems)
+	}
+	return e.B, err
+}
+
+// decodeMemo reads what encodeMemo wrote for n folders; ok is false for
+// anything else.
+func decodeMemo(b []byte, n int) (out []Skill, ok bool) {
+	d := memo.NewDecoder(b)
+	if d.Num() != n || d.Bad {
+		return nil, false
+	}
+	strs := func() []string {
+		k := d.Num()
+		if k == 0 || d.Bad {
+			return nil
+		}
+		l := make([]string, k)
+		for i := range l {
+			l[i] = d.Str()
+		}
+		return l
+	}
+	raw := func() json.RawMessage {
+		if s := d.Str(); s != "" {
+			return json.RawMessage(s)
+		}
+		return nil
+	}
+	// blob decodes JSON into v when there is any; a bad one marks d.
+	blob := func(v any) bool {
+		s := d.Str()
+		if s == "" || d.Bad {
+			return false
+		}
+		if json.Unmarshal([]byte(s), v) != nil {
+			d.Bad = true
+			return false
+		}
+		return true
+	}
+	out = make([]Skill, n)
+	for i := range out {
+		s := &out[i]
+		s.Name, s.Description, s.Version = d.Str(), d.Str(), d.Str()
+		if k := d.Num(); k > 0 && !d.Bad {
+			s.Tools = make([]skill.Tool, k)
+			for j := range s.Tools {
+				t := &s.Tools[j]
+				t.Name, t.Description = d.Str(), d.Str()
+				t.InputSchema, t.OutputSchema = raw(), raw()
+				t.Runtime, t.Entrypoint, t.Handler = d.Str(), d.Str(), d.Str()
+				timeout, err := strconv.Atoi(d.Str())
+				if err != nil {
+					return nil, false
+				}
+				t.TimeoutSeconds = timeout
+				t.Source, t.Format = skill.ToolSource(d.Str()), skill.ToolFormat(d.Str())
+				if deps := new(skill.ToolDeps); blob(deps) {
+					t.Dependencies = deps
+				}
+				if c := new(skill.ToolConfirm); blob(c) {
+					t.Confirmation = c
+				}
+			}
+		}
+		s.Secrets = strs()
+		if p := new(skill.Permissions); blob(p) {
+			s.Permissions = p
+		}
+		s.RequireConfirmation = strs()
+		if w := new(skill.WhenToUse); blob(w) {
+			s.WhenToUse = w
+		}
+		blob(&s.HostOverrides)
+		blob(&s.Problems)
+		if d.Bad {
+			return nil, false
+		}
+	}
+	if !d.Done() {
+		return nil, false
+	}
+	return out, true
+}

@@ -1,0 +1,212 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/skillpm/skillpm/skill"
+)
+
+// parsed returns what Installed says of dirs without any index or memo:
+// every folder parsed afresh.
+func parsed(t *testing.T, dirs []string) []Skill {
+	t.Helper()
+	res, _ := Installed(context.Background(), "", dirs, Options{})
+	out := make([]Skill, len(res))
+	for i, r := range res {
+		if r.Err != nil {
+			t.Fatalf("parse %s: %v", r.Dir, r.Err)
+		}
+		out[i] = r.Skill
+	}
+	return out
+}
+
+// The memo of the whole set answers only for the folders in the states
+// it was written for: an edited SKILL.md or tools.json, an added or
+// removed folder, a corrupt memo file each give what parsing gives, and
+// the next call is served by the memo again.
+func TestInstalledMemo(t *testing.T) {
+	root := t.TempDir()
+	db := filepath.Join(t.TempDir(), FileName)
+	memoDir := filepath.Join(filepath.Dir(db), MemoDirName)
+	a := writeSkill(t, root, "alpha", "first")
+	b := writeSkill(t, root, "beta", "second")
+	tools := filepath.Join(b, skill.ToolsFileName)
+	writeTools := func(desc string) {
+		t.Helper()
+		j := `[{"name": "greet", "description": "` + desc + `", "script": "scripts/run.sh", "parameters": {"who": {"type": "string", "description": "Whom."}}}]`
+		if err := os.WriteFile(tools, []byte(j), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeTools("Says hello.")
+	dirs := []string{a, b}
+	var loads atomic.Int32
+	opts := Options{Load: counting(&loads)}
+	corrupt := func(data []byte) func() {
+		return func() {
+			ents, err := os.ReadDir(memoDir)
+			if err != nil || len(ents) == 0 {
+				t.Fatalf("no memo to corrupt in %s: %v", memoDir, err)
+			}
+			for _, e := range ents {
+				p := filepath.Join(memoDir, e.Name())
+				old, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if data == nil { // cut short
+					data = old[:len(old)/2]
+				}
+				if err := os.WriteFile(p, data, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	steps := []struct {
+		name     string
+		change   func()
+		wantMemo bool
+	}{
+		{"cold", func() {}, false},
+		{"warm", func() {}, true},
+		{"edit SKILL.md", func() {
+			time.Sleep(10 * time.Millisecond)
+			writeSkill(t, root, "beta", "second, edited")
+		}, false},
+		{"warm after SKILL.md", func() {}, true},
+		{"edit tools.json", func() {
+			time.Sleep(10 * time.Millisecond)
+			writeTools("Says hi.")
+		}, false},
+		{"warm after tools.json", func() {}, true},
+		{"remove tools.json", func() { os.Remove(tools) }, false},
+		{"add a folder", func() { dirs = append(dirs, writeSkill(t, root, "gamma", "third")) }, false},
+		{"warm after add", func() {}, true},
+		{"remove a folder", func() {
+			os.RemoveAll(dirs[0])
+			dirs = dirs[1:]
+		}, false},
+		{"warm after remove", func() {}, true},
+		{"rename a folder", func() {
+			to := filepath.Join(root, "delta")
+			if err := os.Rename(dirs[1], to); err != nil {
+				t.Fatal(err)
+			}
+			dirs[1] = to
+		}, false},
+		{"corrupt memo (cut short)", corrupt(nil), false},
+		{"warm after cut", func() {}, true},
+		{"corrupt memo (garbage)", corrupt([]byte("skillpm installed memo v1 format " + Format + "\n\xff\xff\xff")), false},
+		{"corrupt memo (empty)", corrupt([]byte{}), false},
+		{"warm after corruption", func() {}, true},
+	}
+	for _, s := range steps {
+		s.change()
+		res, st := Installed(context.Background(), db, dirs, opts)
+		if st.Memo != s.wantMemo {
+			t.Errorf("%s: served by the memo = %v; want %v (%+v)", s.name, st.Memo, s.wantMemo, st)
+		}
+		want := parsed(t, dirs)
+		for i, r := range res {
+			if r.Err != nil || !reflect.DeepEqual(r.Skill, want[i]) {
+				t.Errorf("%s: %s = %+v, %v; want %+v", s.name, filepath.Base(r.Dir), r.Skill, r.Err, want[i])
+			}
+		}
+	}
+}
+
+// A read-only call writes no memo, and a folder that cannot be read
+// leaves the set without one.
+func TestInstalledMemoNotWritten(t *testing.T) {
+	root := t.TempDir()
+	db := filepath.Join(t.TempDir(), FileName)
+	memoDir := filepath.Join(filepath.Dir(db), MemoDirName)
+	dirs := []string{writeSkill(t, root, "alpha", "first")}
+	Installed(context.Background(), db, dirs, Options{ReadOnly: true})
+	if _, err := os.Stat(memoDir); err == nil {
+		t.Errorf("a read-only call wrote %s", memoDir)
+	}
+	dirs = append(dirs, filepath.Join(root, "gone"))
+	Installed(context.Background(), db, dirs, Options{})
+	if ents, _ := os.ReadDir(memoDir); len(ents) != 0 {
+		t.Errorf("a set with an unreadable folder has %d memos", len(ents))
+	}
+}
+
+// Every field of Skill and skill.Tool survives the memo as it survives
+// the index (JSON), the rare nested ones included.
+func TestMemoRoundTrip(t *testing.T) {
+	var s Skill
+	if err := json.Unmarshal([]byte(`{
+		"name": "pdf", "description": "Reads PDFs.", "version": "1.2.0",
+		"tools": [{"name": "extract", "description": "Extracts text.", "input_schema": {"type": "object"},
+			"output_schema": {"type": "string"}, "runtime": "python", "entrypoint": "scripts/x.py", "handler": "main",
+			"timeout_seconds": -1, "dependencies": {"pip": ["pypdf"], "notes": "n"}, "confirmation": {"level": "always", "prompt": "ok?"},
+			"source": "tools.json", "format": "skill-tools"}, {"name": "stub", "description": "No script."}],
+		"secrets": ["PDF_TOKEN"],
+		"permissions": {"filesystem": {"read": ["."]}, "network": {"outbound": ["example.com"]}},
+		"require_confirmation_for": ["destructive_writes"],
+		"when_to_use": {"mentions": ["pdf"], "priority": 3},
+		"host_overrides": [{"host": "claude-code", "config": {"model": "x", "n": 2}}],
+		"problems": [{"rule": "r", "severity": "error", "file": "tools.json", "line": 3, "message": "m", "fix": "f", "profile": "universal"}]
+	}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	res := []Result{{Skill: s}, {Skill: Skill{Name: "bare"}}}
+	b, err := encodeMemo(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := decodeMemo(b, len(res))
+	if !ok {
+		t.Fatal("decodeMemo failed")
+	}
+	for i := range res {
+		if !reflect.DeepEqual(got[i], res[i].Skill) {
+			t.Errorf("skill %d:\n got %+v\nwant %+v", i, got[i], res[i].Skill)
+		}
+	}
+	if _, ok := decodeMemo(b, len(res)+1); ok {
+		t.Error("a memo of 2 skills was read for 3")
+	}
+	for i := range len(b) {
+		if _, ok := decodeMemo(b[:i], len(res)); ok {
+			t.Errorf("a memo cut at %d of %d bytes was read", i, len(b))
+		}
+	}
+}
+
+// TestMemoCoversFields fails when Skill or skill.Tool gain a field the
+// memo does not encode: add it to encodeMemo and decodeMemo and bump
+// memoKind's version.
+func TestMemoCoversFields(t *testing.T) {
+	fields := func(v any) (names []string) {
+		for f := range reflect.TypeOf(v).Fields() {
+			if f.IsExported() {
+				names = append(names, f.Name)
+			}
+		}
+		return names
+	}
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{Skill{}, "Name Description Version Tools Secrets Permissions RequireConfirmation WhenToUse HostOverrides Problems"},
+		{skill.Tool{}, "Name Description InputSchema OutputSchema Runtime Entrypoint Handler TimeoutSeconds Dependencies Confirmation Source Format"},
+	} {
+		if got := strings.Join(fields(c.v), " "); got != c.want {
+			t.Errorf("%T has the fields %s; the memo encodes %s", c.v, got, c.want)
+		}
+	}
+}

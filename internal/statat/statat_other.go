@@ -1,0 +1,16 @@
+//go:build !linux && !darwin
+
+package statat
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// fdOf is unused here: stat joins the path.
+func fdOf(*os.File) int { return -1 }
+
+func stat(d *Dir, name string) (fs.FileInfo, error) {
+	return os.Stat(filepath.Join(d.path, filepath.FromSlash(name)))
+}
