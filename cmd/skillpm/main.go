@@ -19,17 +19,27 @@ import (
 	"github.com/skillpm/skillpm/internal/command"
 )
 
-// gcLimit is the heap size past which the front's garbage collector runs.
-const gcLimit = 32 << 20
+// The front's collector settings: with gcPercent 800 the first
+// collection comes at 32 MiB of heap (the runtime's 4 MiB goal times
+// 1+800/100), and later ones when the heap is nine times what the last
+// left live; gcLimit makes them come sooner as the heap nears it. Unlike
+// no collection below a limit (GOGC=off), this cannot spin collecting
+// when the live heap itself reaches the limit.
+const (
+	gcPercent = 800
+	gcLimit   = 64 << 20
+)
 
 func main() {
 	command.Main(handOff, func(ctx context.Context, e *command.Env, args []string) int {
 		// The commands the front runs are short and allocate a few
 		// megabytes; collecting them cost more than it saved (9 of a
-		// 25 ms 'skillpm list' over 1,000 skills). The collector runs
-		// only past gcLimit, unless GOGC or GOMEMLIMIT say otherwise.
+		// 25 ms 'skillpm list' over 1,000 skills; GOGC=100 vs these
+		// settings, 41 alternating runs: list 23.4 vs 20.0 ms, tools
+		// --json 22.8 vs 19.5 ms). GOGC or GOMEMLIMIT in the
+		// environment win.
 		if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-			debug.SetGCPercent(-1)
+			debug.SetGCPercent(gcPercent)
 			debug.SetMemoryLimit(gcLimit)
 		}
 		cmds := append(command.Light(e), command.WarmInstallCommand(e))
