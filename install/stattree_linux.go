@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"hash"
-	"io/fs"
 	"os"
 	"path"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/skillpm/skillpm/internal/statat"
 	"golang.org/x/sys/unix"
 )
 
@@ -44,7 +44,7 @@ func statTreeFast(dir string) (entries []statEntry, ok bool) {
 			if rel != "" {
 				r = path.Join(rel, name)
 			}
-			mode := fileMode(st.Mode)
+			mode := statat.FileMode(st.Mode)
 			entries = append(entries, statEntry{rel: r, mode: mode, size: st.Size, mtime: time.Unix(st.Mtim.Sec, st.Mtim.Nsec).UnixNano()})
 			if mode.IsDir() {
 				sub, err := syscall.Openat(fd, name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
@@ -266,7 +266,7 @@ func (s *statScratch) statEntries(fd int, prefix, want string) bool {
 		if err := unix.Fstatat(fd, prefix+e.rel, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return false
 		}
-		mode := fileMode(st.Mode)
+		mode := statat.FileMode(st.Mode)
 		// Sorted, a folder comes before what is in it: one that is no
 		// longer a folder (a link, say) ends the check before anything
 		// is statted through it.
@@ -379,33 +379,4 @@ func readNames(fd int, buf []byte) ([]string, bool) {
 		}
 		_, _, names = syscall.ParseDirent(buf[:n], -1, names)
 	}
-}
-
-// fileMode converts a stat mode as os.Lstat does.
-func fileMode(m uint32) fs.FileMode {
-	mode := fs.FileMode(m & 0o777)
-	switch m & syscall.S_IFMT {
-	case syscall.S_IFBLK:
-		mode |= fs.ModeDevice
-	case syscall.S_IFCHR:
-		mode |= fs.ModeDevice | fs.ModeCharDevice
-	case syscall.S_IFDIR:
-		mode |= fs.ModeDir
-	case syscall.S_IFIFO:
-		mode |= fs.ModeNamedPipe
-	case syscall.S_IFLNK:
-		mode |= fs.ModeSymlink
-	case syscall.S_IFSOCK:
-		mode |= fs.ModeSocket
-	}
-	if m&syscall.S_ISGID != 0 {
-		mode |= fs.ModeSetgid
-	}
-	if m&syscall.S_ISUID != 0 {
-		mode |= fs.ModeSetuid
-	}
-	if m&syscall.S_ISVTX != 0 {
-		mode |= fs.ModeSticky
-	}
-	return mode
 }

@@ -26,14 +26,14 @@ func stat(d *Dir, name string) (fs.FileInfo, error) {
 			return nil, &fs.PathError{Op: "stat", Path: filepath.Join(d.path, filepath.FromSlash(name)), Err: err}
 		}
 	}
-	fi := &fileInfo{name: path.Base(name), size: st.Size, mode: fileMode(uint32(st.Mode))}
+	fi := &fileInfo{name: path.Base(name), size: st.Size, mode: FileMode(uint32(st.Mode))}
 	sysStat(&fi.sys, &st)
 	fi.mod = modTime(&fi.sys)
 	return fi, nil
 }
 
-// fileMode converts a stat mode to an fs.FileMode as os.Stat does.
-func fileMode(m uint32) fs.FileMode {
+// FileMode converts a stat mode to an fs.FileMode as os.Stat does.
+func FileMode(m uint32) fs.FileMode {
 	mode := fs.FileMode(m & 0o777)
 	switch m & syscall.S_IFMT {
 	case syscall.S_IFBLK:
