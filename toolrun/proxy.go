@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -99,20 +100,28 @@ type proxyChild struct {
 }
 
 // read reads the child's report: the first line to ready, then each
-// refusal, until end of file.
+// refusal, until end of file. Lines are read whole, however long (a
+// refusal names the host a tool asked for): the child waits for each to
+// be taken before it answers the refused client.
 func (c *proxyChild) read(r io.Reader, ready chan<- error) {
 	defer close(c.done)
-	sc := bufio.NewScanner(r) // lines of at most 64 KB
+	defer io.Copy(io.Discard, r) // whatever happens here, never stall the child
+	br := bufio.NewReader(r)
 	first := true
-	for sc.Scan() {
-		kind, text, ok := sandbox.ParseProxyLine(sc.Text())
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			break // a last line without its newline is cut short: the child died
+		}
+		line = strings.TrimSuffix(line, "\n")
+		kind, text, ok := sandbox.ParseProxyLine(line)
 		switch {
 		case first && kind == "ready":
 			ready <- nil
 		case first && kind == "error" && ok:
 			ready <- errors.New(text)
 		case first:
-			ready <- fmt.Errorf("unexpected report %q", sc.Text())
+			ready <- fmt.Errorf("unexpected report %q", line)
 		case kind == "denied" && ok:
 			c.mu.Lock()
 			if len(c.denied) < 100 && !slices.Contains(c.denied, text) {
@@ -123,7 +132,6 @@ func (c *proxyChild) read(r io.Reader, ready chan<- error) {
 		if first {
 			first = false
 			if kind != "ready" {
-				io.Copy(io.Discard, r)
 				return
 			}
 		}
