@@ -50,6 +50,10 @@ func ProxyProcess(program func() (string, error)) func(outbound []string, l net.
 		defer f.Close()
 		cmd := exec.Command(path, append([]string{sandbox.ProxyChildArg}, outbound...)...)
 		cmd.ExtraFiles = []*os.File{f}
+		// A group of its own, as the tool has: the Ctrl-C a terminal sends
+		// skillpm's group must not end the proxy while the tool stops
+		// gracefully. End of file on stdin ends it, however skillpm ends.
+		setGroup(cmd)
 		cmd.Stderr = os.Stderr // only a failure to serve is written there
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
