@@ -76,9 +76,13 @@ func ProxyProcess(program func() (string, error)) func(outbound []string, l net.
 		case <-timer.C:
 			err = fmt.Errorf("did not start within %v", proxyStartTimeout)
 		}
+		var reported childError
+		if err != nil && !errors.As(err, &reported) {
+			err = fmt.Errorf("filtering proxy (%s): %w", path, err)
+		}
 		if err != nil {
 			c.Close()
-			return nil, fmt.Errorf("filtering proxy (%s): %w", path, err)
+			return nil, err
 		}
 		// The child holds the socket now. This process's copy is closed
 		// without removing the socket file the sandbox connects to.
@@ -103,6 +107,12 @@ type proxyChild struct {
 	err  error
 }
 
+// childError is why a proxy child could not serve, in its words: those
+// the proxy says in process (a bad network.outbound entry).
+type childError string
+
+func (e childError) Error() string { return string(e) }
+
 // read reads the child's report: the first line to ready, then each
 // refusal, until end of file. Lines are read whole, however long (a
 // refusal names the host a tool asked for): the child waits for each to
@@ -123,7 +133,7 @@ func (c *proxyChild) read(r io.Reader, ready chan<- error) {
 		case first && kind == "ready":
 			ready <- nil
 		case first && kind == "error" && ok:
-			ready <- errors.New(text)
+			ready <- childError(text)
 		case first:
 			ready <- fmt.Errorf("unexpected report %q", line)
 		case kind == "denied" && ok:

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillpm/skillpm/sandbox/netproxy"
 )
 
 // childProxy starts ProxyProcess with this test binary as the program
@@ -86,8 +88,11 @@ func TestProxyProcess(t *testing.T) {
 // cannot be found, are errors naming why, not a proxy that silently
 // refuses everything.
 func TestProxyProcessErrors(t *testing.T) {
-	if _, _, err := childProxy(t, []string{"bad host/path"}); err == nil || !strings.Contains(err.Error(), "network.outbound") {
-		t.Errorf("bad network.outbound entry: %v, want the child's error naming network.outbound", err)
+	// The child's own error reads as the in-process proxy's does
+	// (skillpm-full run): no program path in the tool's error envelope.
+	_, want := netproxy.New([]string{"bad host/path"})
+	if _, _, err := childProxy(t, []string{"bad host/path"}); err == nil || want == nil || err.Error() != want.Error() {
+		t.Errorf("bad network.outbound entry: %v, want the in-process proxy's error %v", err, want)
 	}
 	l, err := net.Listen("unix", filepath.Join(t.TempDir(), "p.sock"))
 	if err != nil {
