@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,6 +50,10 @@ func ProxyProcess(program func() (string, error)) func(outbound []string, l net.
 		defer f.Close()
 		cmd := exec.Command(path, append([]string{sandbox.ProxyChildArg}, outbound...)...)
 		cmd.ExtraFiles = []*os.File{f}
+		// A group of its own, as the tool has: the Ctrl-C a terminal sends
+		// skillpm's group must not end the proxy while the tool stops
+		// gracefully. End of file on stdin ends it, however skillpm ends.
+		setGroup(cmd)
 		cmd.Stderr = os.Stderr // only a failure to serve is written there
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
@@ -71,9 +76,13 @@ func ProxyProcess(program func() (string, error)) func(outbound []string, l net.
 		case <-timer.C:
 			err = fmt.Errorf("did not start within %v", proxyStartTimeout)
 		}
+		var reported childError
+		if err != nil && !errors.As(err, &reported) {
+			err = fmt.Errorf("filtering proxy (%s): %w", path, err)
+		}
 		if err != nil {
 			c.Close()
-			return nil, fmt.Errorf("filtering proxy (%s): %w", path, err)
+			return nil, err
 		}
 		// The child holds the socket now. This process's copy is closed
 		// without removing the socket file the sandbox connects to.
@@ -98,21 +107,35 @@ type proxyChild struct {
 	err  error
 }
 
+// childError is why a proxy child could not serve, in its words: those
+// the proxy says in process (a bad network.outbound entry).
+type childError string
+
+func (e childError) Error() string { return string(e) }
+
 // read reads the child's report: the first line to ready, then each
-// refusal, until end of file.
+// refusal, until end of file. Lines are read whole, however long (a
+// refusal names the host a tool asked for): the child waits for each to
+// be taken before it answers the refused client.
 func (c *proxyChild) read(r io.Reader, ready chan<- error) {
 	defer close(c.done)
-	sc := bufio.NewScanner(r) // lines of at most 64 KB
+	defer io.Copy(io.Discard, r) // whatever happens here, never stall the child
+	br := bufio.NewReader(r)
 	first := true
-	for sc.Scan() {
-		kind, text, ok := sandbox.ParseProxyLine(sc.Text())
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			break // a last line without its newline is cut short: the child died
+		}
+		line = strings.TrimSuffix(line, "\n")
+		kind, text, ok := sandbox.ParseProxyLine(line)
 		switch {
 		case first && kind == "ready":
 			ready <- nil
 		case first && kind == "error" && ok:
-			ready <- errors.New(text)
+			ready <- childError(text)
 		case first:
-			ready <- fmt.Errorf("unexpected report %q", sc.Text())
+			ready <- fmt.Errorf("unexpected report %q", line)
 		case kind == "denied" && ok:
 			c.mu.Lock()
 			if len(c.denied) < 100 && !slices.Contains(c.denied, text) {
@@ -123,7 +146,6 @@ func (c *proxyChild) read(r io.Reader, ready chan<- error) {
 		if first {
 			first = false
 			if kind != "ready" {
-				io.Copy(io.Discard, r)
 				return
 			}
 		}

@@ -3,6 +3,7 @@ package toolrun
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -10,6 +11,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/skillpm/skillpm/sandbox/netproxy"
 )
 
 // childProxy starts ProxyProcess with this test binary as the program
@@ -84,8 +88,11 @@ func TestProxyProcess(t *testing.T) {
 // cannot be found, are errors naming why, not a proxy that silently
 // refuses everything.
 func TestProxyProcessErrors(t *testing.T) {
-	if _, _, err := childProxy(t, []string{"bad host/path"}); err == nil || !strings.Contains(err.Error(), "network.outbound") {
-		t.Errorf("bad network.outbound entry: %v, want the child's error naming network.outbound", err)
+	// The child's own error reads as the in-process proxy's does
+	// (skillpm-full run): no program path in the tool's error envelope.
+	_, want := netproxy.New([]string{"bad host/path"})
+	if _, _, err := childProxy(t, []string{"bad host/path"}); err == nil || want == nil || err.Error() != want.Error() {
+		t.Errorf("bad network.outbound entry: %v, want the in-process proxy's error %v", err, want)
 	}
 	l, err := net.Listen("unix", filepath.Join(t.TempDir(), "p.sock"))
 	if err != nil {
@@ -98,5 +105,41 @@ func TestProxyProcessErrors(t *testing.T) {
 	}
 	if _, err := ProxyProcess(func() (string, error) { return "/bin/true", nil })([]string{"a.test"}, l); err == nil || !strings.Contains(err.Error(), "before it was ready") {
 		t.Errorf("a program that is no proxy: %v, want 'exited before it was ready'", err)
+	}
+}
+
+// TestProxyProcessLongRefusal: a refusal whose report is longer than a
+// line the parent reads at once (a CONNECT to a 100 KB host name) does not
+// stall the child: later refusals are still answered at once, and listed.
+func TestProxyProcessLongRefusal(t *testing.T) {
+	px, sock, err := childProxy(t, []string{"allowed.test:443"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	connect := func(host string) int {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatalf("dial the proxy: %v", err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %[1]s\r\n\r\n", host); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("CONNECT %.40s...: no answer from the proxy: %v", host, err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	long := func(c string) string { return strings.Repeat(c, 100<<10) + ".test:443" }
+	for _, host := range []string{long("a"), long("b"), "blocked.test:443"} {
+		if code := connect(host); code != http.StatusForbidden {
+			t.Errorf("CONNECT %.40s...: %d, want 403", host, code)
+		}
+	}
+	if got := px.Denied(); !slices.Contains(got, "blocked.test:443 (not in network.outbound)") {
+		t.Errorf("Denied() = %.200q, want it to list blocked.test:443", got)
 	}
 }

@@ -124,6 +124,9 @@ func LightHint(err error) string {
 	if errors.As(err, &nf) {
 		return NotFoundHint(nf)
 	}
+	if errors.Is(err, ErrNoFull) { // also a tool run's, for its filtering proxy
+		return "install skillpm's programs together: go install github.com/skillpm/skillpm/cmd/...@latest (README.md, \"Install\")"
+	}
 	var te *toolrun.Error
 	if errors.As(err, &te) {
 		return ToolHint(te)
@@ -139,9 +142,6 @@ func LightHint(err error) string {
 	}
 	if errors.Is(err, resolve.ErrNotFound) {
 		return "check the name and the registry it resolves from ('registry:' in skills.yaml, or SKILLPM_REGISTRY); 'skillpm search NAME' finds published skills"
-	}
-	if errors.Is(err, ErrNoFull) {
-		return "install skillpm's programs together: go install github.com/skillpm/skillpm/cmd/...@latest (README.md, \"Install\")"
 	}
 	return ""
 }

@@ -40,9 +40,20 @@ func Handles(args []string) bool {
 // executable (symlinks resolved), else the first on PATH. It wraps
 // ErrNoFull when there is none.
 func FindFull() (string, error) {
+	return findFull("every command but list, status, search, tools, run, prompt, version and a warm install runs in it")
+}
+
+// FindFullProxy is FindFull for serving the filtering proxy of a tool
+// run (toolrun.ProxyProcess), which is why the front needs it then.
+func FindFullProxy() (string, error) {
+	return findFull("it serves the filtering proxy of tools that declare network.outbound hosts")
+}
+
+// findFull is FindFull, saying why skillpm-full is needed.
+func findFull(why string) (string, error) {
 	p, beside, err := siblings.Find(FullName)
 	if err != nil {
-		return "", fmt.Errorf("%w: every command but list, status, search, tools, run, prompt, version and a warm install runs in it, and it is neither at %s nor on PATH", ErrNoFull, beside)
+		return "", fmt.Errorf("%w: %s, and it is neither at %s nor on PATH", ErrNoFull, why, beside)
 	}
 	return p, nil
 }

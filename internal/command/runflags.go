@@ -67,7 +67,7 @@ func RunOptions(e *Env, c *cli.Context) (toolrun.Options, error) {
 	}
 	o.Sandbox = &toolrun.Sandbox{Mode: mode, Warn: func(msg string) { e.Logf("warning: %s", msg) }, Proxy: e.Proxy}
 	if o.Sandbox.Proxy == nil {
-		o.Sandbox.Proxy = toolrun.ProxyProcess(FindFull)
+		o.Sandbox.Proxy = toolrun.ProxyProcess(FindFullProxy)
 	}
 	o.Audit = auditLog(e, c)
 	o.Confirm = confirmFunc(e, c)

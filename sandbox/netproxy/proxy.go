@@ -38,6 +38,7 @@ type Proxy struct {
 	mu     sync.Mutex
 	denied []string
 	srv    *http.Server
+	closed bool // Close was called, maybe before Serve
 }
 
 // hostRule is one network.outbound entry: a host name or IP, a
@@ -174,9 +175,15 @@ func (p *Proxy) open(w http.ResponseWriter, r *http.Request, host, port string) 
 	return c
 }
 
-// Serve serves the proxy on l until Close. It returns nil after Close.
+// Serve serves the proxy on l until Close. It returns nil after Close,
+// and at once, closing l, if Close came first.
 func (p *Proxy) Serve(l net.Listener) error {
 	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		l.Close()
+		return nil
+	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
 	srv := p.srv
 	p.mu.Unlock()
@@ -189,6 +196,7 @@ func (p *Proxy) Serve(l net.Listener) error {
 // Close stops the proxy and every connection through it.
 func (p *Proxy) Close() error {
 	p.mu.Lock()
+	p.closed = true
 	srv := p.srv
 	p.mu.Unlock()
 	if srv == nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestProxyAllowed(t *testing.T) {
@@ -150,5 +151,37 @@ func TestProxyRefusesReboundName(t *testing.T) {
 	}
 	if d := p.Denied(); len(d) != 2 || !strings.HasPrefix(d[0], "rebound.test:443 (rebound.test resolves to 127.0.0.1") {
 		t.Errorf("Denied() = %q", d)
+	}
+}
+
+// TestProxyCloseBeforeServe: Close stops the proxy even when Serve has not
+// started yet (Start serves from a goroutine, and a run can end first):
+// Serve then returns at once, and the listener is closed.
+func TestProxyCloseBeforeServe(t *testing.T) {
+	p, err := New([]string{"a.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close before Serve: %v", err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- p.Serve(l) }()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve after Close = %v, want nil", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve after Close still serving after 5s")
+	}
+	if c, err := net.Dial("tcp", l.Addr().String()); err == nil {
+		c.Close()
+		t.Error("the listener still accepts after Close")
 	}
 }
