@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -211,5 +214,37 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 		delete(se.extras, name)
 	default:
 		ts.Fatalf("%s", usage)
+	}
+}
+
+// cmdWithFD runs skillpm with FILE open, without close-on-exec, as its
+// descriptor N, as a shell or agent host may leave one open to the
+// programs it starts; skillpm's stdout and stderr are kept for 'stdout'
+// and 'stderr', and a non-zero exit fails unless the command is negated.
+//
+//	with-fd N FILE ARGS...
+func cmdWithFD(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 3 {
+		ts.Fatalf("usage: with-fd N FILE ARGS...")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 3 || n > 64 {
+		ts.Fatalf("with-fd: descriptor %q is not a number from 3 to 64", args[0])
+	}
+	f, err := os.Open(ts.MkAbs(args[1]))
+	ts.Check(err)
+	defer f.Close()
+	cmd := exec.Command(filepath.Join(binDir, "skillpm"), args[2:]...)
+	cmd.Dir = ts.MkAbs(".")
+	cmd.Env = scriptEnviron(ts)
+	cmd.ExtraFiles = make([]*os.File, n-2) // descriptors 3..n; the others closed
+	cmd.ExtraFiles[n-3] = f
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	ts.Stdout().Write(stdout.Bytes())
+	ts.Stderr().Write(stderr.Bytes())
+	if (err != nil) != neg {
+		ts.Fatalf("with-fd: skillpm %s: %v", strings.Join(args[2:], " "), err)
 	}
 }

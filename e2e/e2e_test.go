@@ -249,6 +249,7 @@ func scriptParams(files []string, k registryKind, bin string, srv *server) tests
 			"gitrepo":      cmdGitRepo,
 			"gitserve":     cmdGitServe,
 			"gitcred":      cmdGitCred,
+			"with-fd":      cmdWithFD,
 		},
 	}
 }
