@@ -54,7 +54,9 @@ func ProxyProcess(program func() (string, error)) func(outbound []string, l net.
 		// skillpm's group must not end the proxy while the tool stops
 		// gracefully. End of file on stdin ends it, however skillpm ends.
 		setGroup(cmd)
-		cmd.Stderr = os.Stderr // only a failure to serve is written there
+		// Only a failure to serve is written there: kept for the error.
+		stderr := &capped{max: 4 << 10}
+		cmd.Stderr = stderr
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
 			return nil, err
@@ -81,7 +83,10 @@ func ProxyProcess(program func() (string, error)) func(outbound []string, l net.
 			err = fmt.Errorf("filtering proxy (%s): %w", path, err)
 		}
 		if err != nil {
-			c.Close()
+			c.Close() // waits for the child, so stderr is complete
+			if said := strings.TrimSpace(stderr.String()); said != "" && !errors.As(err, &reported) {
+				err = fmt.Errorf("%w; it said: %s", err, said)
+			}
 			return nil, err
 		}
 		// The child holds the socket now. This process's copy is closed

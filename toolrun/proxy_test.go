@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillpm/skillpm/sandbox"
 	"github.com/skillpm/skillpm/sandbox/netproxy"
 )
 
@@ -106,6 +107,11 @@ func TestProxyProcessErrors(t *testing.T) {
 	if _, err := ProxyProcess(func() (string, error) { return "/bin/true", nil })([]string{"a.test"}, l); err == nil || !strings.Contains(err.Error(), "before it was ready") {
 		t.Errorf("a program that is no proxy: %v, want 'exited before it was ready'", err)
 	}
+	// What a program that is no proxy says (an older skillpm-full's
+	// "unknown command") is in the error, not on this process's stderr.
+	if _, err := ProxyProcess(func() (string, error) { return "/bin/sh", nil })([]string{"a.test"}, l); err == nil || !strings.Contains(err.Error(), "it said: ") || !strings.Contains(err.Error(), sandbox.ProxyChildArg) {
+		t.Errorf("a program that is no proxy and says why: %v, want its stderr (naming %s) in the error", err, sandbox.ProxyChildArg)
+	}
 }
 
 // TestProxyProcessLongRefusal: a refusal whose report is longer than a
@@ -139,7 +145,18 @@ func TestProxyProcessLongRefusal(t *testing.T) {
 			t.Errorf("CONNECT %.40s...: %d, want 403", host, code)
 		}
 	}
-	if got := px.Denied(); !slices.Contains(got, "blocked.test:443 (not in network.outbound)") {
+	got := px.Denied()
+	if !slices.Contains(got, "blocked.test:443 (not in network.outbound)") {
 		t.Errorf("Denied() = %.200q, want it to list blocked.test:443", got)
+	}
+	// The long names are recorded, clipped: a refusal names the host, it
+	// does not carry 100 KB into the run's error.
+	if len(got) != 3 || !strings.HasPrefix(got[0], "aaaa") || !strings.HasPrefix(got[1], "bbbb") {
+		t.Fatalf("Denied() = %.200q, want the two long names first", got)
+	}
+	for _, d := range got[:2] {
+		if len(d) > 400 || !strings.HasSuffix(d, "… (not in network.outbound)") {
+			t.Errorf("a refusal of a 100 KB name is recorded as %d bytes ending %q; want it clipped", len(d), d[max(0, len(d)-40):])
+		}
 	}
 }

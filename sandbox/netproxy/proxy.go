@@ -115,6 +115,10 @@ func canonHost(host string) string {
 	return host
 }
 
+// maxDeniedHost bounds the host:port a refusal records: a DNS name has at
+// most 253 bytes.
+const maxDeniedHost = 300
+
 // Denied returns what the proxy refused, in order, once each: host:port
 // and why ("not in network.outbound", or where an allowed name led).
 func (p *Proxy) Denied() []string {
@@ -126,6 +130,11 @@ func (p *Proxy) Denied() []string {
 // deny refuses hostport with 403; why is "" for a host not in the
 // allow-list.
 func (p *Proxy) deny(w http.ResponseWriter, hostport, why string) {
+	if len(hostport) > maxDeniedHost {
+		// A name no DNS can hold, sent to make Denied (and the error
+		// a run reports) huge: enough of it to recognise.
+		hostport = strings.ToValidUTF8(hostport[:maxDeniedHost], "") + "…"
+	}
 	entry := hostport + " (not in network.outbound)"
 	msg := hostport + " is not in the tool's network.outbound"
 	if why != "" {
