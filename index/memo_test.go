@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/skillpm/skillpm/internal/memo"
 	"github.com/skillpm/skillpm/skill"
 )
 
@@ -207,6 +209,38 @@ func TestMemoCoversFields(t *testing.T) {
 	} {
 		if got := strings.Join(fields(c.v), " "); got != c.want {
 			t.Errorf("%T has the fields %s; the memo encodes %s", c.v, got, c.want)
+		}
+	}
+}
+
+// A memo that claims more tools or names than its bytes could hold is
+// no answer, refused before anything is allocated for them: a corrupt or
+// crafted memo of a large set (bounded at 64 KiB a folder) must not make
+// a listing allocate gigabytes.
+func TestDecodeMemoHostileCount(t *testing.T) {
+	const pad = 1 << 20
+	for _, c := range []struct {
+		name  string
+		count func(e *memo.Encoder)
+	}{
+		{"tools", func(e *memo.Encoder) { e.Num(pad) }},
+		{"secrets", func(e *memo.Encoder) { e.Num(0); e.Num(pad) }},
+	} {
+		var e memo.Encoder
+		e.Num(1)
+		e.Str("name")
+		e.Str("description")
+		e.Str("")
+		c.count(&e)
+		b := append(e.B, make([]byte, pad)...)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, ok := decodeMemo(b, 1); ok {
+			t.Errorf("%s: a memo of %d empty bytes was read", c.name, pad)
+		}
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > 24*uint64(len(b)) {
+			t.Errorf("%s: decoding a %d byte memo allocated %d bytes", c.name, len(b), got)
 		}
 	}
 }

@@ -58,7 +58,7 @@ func readFolderMemo(memoDir, target string) folderMemo {
 		return nil
 	}
 	d := memo.NewDecoder(b)
-	n := d.Num()
+	n := d.Count(3) // a name and two strings each
 	if d.Bad {
 		return nil
 	}
