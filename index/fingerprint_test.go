@@ -149,3 +149,21 @@ func TestFingerprintSettled(t *testing.T) {
 		}
 	}
 }
+
+// A folder named with a trailing separator is the folder, not a folder
+// of the same name inside it: its fingerprint is FingerprintOf's.
+func TestFingerprintsUncleanPath(t *testing.T) {
+	root := t.TempDir()
+	a := writeSkill(t, root, "alpha", "outer")
+	writeSkill(t, a, "alpha", "inner") // what alpha/ + alpha/SKILL.md would find
+	want, err := FingerprintOf(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{a + string(filepath.Separator), a + string(filepath.Separator) + "."} {
+		fps, errs := fingerprints([]string{dir}, nil)
+		if errs[0] != nil || fps[0] != want {
+			t.Errorf("fingerprints(%q) = %+v, %v; want %+v", dir, fps[0], errs[0], want)
+		}
+	}
+}

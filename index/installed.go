@@ -126,10 +126,13 @@ func fingerprints(dirs []string, mds []fs.FileInfo) ([]Fingerprint, []error) {
 	if len(mds) != len(dirs) {
 		mds = make([]fs.FileInfo, len(dirs))
 	}
+	// A folder is named by its parent and base once its path is clean:
+	// "/s/pdf/" is /s/pdf, not /s/pdf/pdf.
+	parentOf := func(dir string) string { return filepath.Dir(filepath.Clean(dir)) }
 	for lo := 0; lo < len(dirs); {
-		parent := filepath.Dir(dirs[lo])
+		parent := parentOf(dirs[lo])
 		hi := lo + 1
-		for hi < len(dirs) && filepath.Dir(dirs[hi]) == parent {
+		for hi < len(dirs) && parentOf(dirs[hi]) == parent {
 			hi++
 		}
 		fingerprintsIn(parent, dirs[lo:hi], mds[lo:hi], fps[lo:hi], errs[lo:hi])
@@ -156,7 +159,7 @@ func fingerprintsIn(parent string, dirs []string, mds []fs.FileInfo, fps []Finge
 	}
 	defer d.Close()
 	for i, dir := range dirs {
-		base := filepath.Base(dir)
+		base := filepath.Base(filepath.Clean(dir))
 		md := mds[i]
 		if md == nil {
 			if md, errs[i] = d.Stat(base + "/" + skill.FileName); errs[i] != nil {
