@@ -75,7 +75,10 @@ func statTreeFast(dir string) (entries []statEntry, ok bool) {
 // A scanDir is a folder open for checking the skill folders in it by
 // name, relative to its descriptor (openat, fstatat): the kernel then
 // resolves one name per folder, not the whole path from the root.
-type scanDir struct{ fd int }
+type scanDir struct {
+	fd  int
+	dev uint64 // the folder's device
+}
 
 // cwdScanDir resolves names as the process does: absolute paths, and
 // relative ones from the working folder.
@@ -89,7 +92,12 @@ func openScanDir(dir string) scanDir {
 	if err != nil {
 		return scanDir{fd: -1}
 	}
-	return scanDir{fd: fd}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		syscall.Close(fd)
+		return scanDir{fd: -1}
+	}
+	return scanDir{fd: fd, dev: st.Dev}
 }
 
 // is reports whether the folder is the one root has open.
@@ -187,7 +195,9 @@ func (d scanDir) statListed(s *statScratch, name string, files []string, want st
 	if unix.Fstat(fd, &st) != nil || !namesAre(fd, s.buf[:], s.top, fills) || !s.statEntries(fd, "", want) {
 		return false, ""
 	}
-	if st.Ctim.Sec*1e9+st.Ctim.Nsec < since {
+	// Remembered only on the target's file system (fillsDirents), not
+	// one mounted on the folder, whose ctimes may not move.
+	if st.Dev == d.dev && st.Ctim.Sec*1e9+st.Ctim.Nsec < since {
 		seen = seenOf(&st)
 	}
 	return true, seen
