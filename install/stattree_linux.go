@@ -45,7 +45,7 @@ func statTreeFast(dir string) (entries []statEntry, ok bool) {
 				r = path.Join(rel, name)
 			}
 			mode := statat.FileMode(st.Mode)
-			entries = append(entries, statEntry{rel: r, mode: mode, size: st.Size, mtime: time.Unix(st.Mtim.Sec, st.Mtim.Nsec).UnixNano()})
+			entries = append(entries, statEntry{rel: r, mode: mode, size: st.Size, mtime: time.Unix(st.Mtim.Sec, st.Mtim.Nsec).UnixNano(), ctime: time.Unix(st.Ctim.Sec, st.Ctim.Nsec).UnixNano()})
 			if mode.IsDir() {
 				sub, err := syscall.Openat(fd, name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 				if err != nil {
@@ -158,7 +158,7 @@ type listed struct {
 // fingerprint want (StatTree's), statting only the entries the install
 // record lists (files, its regular files and symlinks, and the folders
 // above them) and listing only the folder itself: a fingerprint covers
-// every entry's mode, size and mtime, and a folder's mtime changes
+// every entry's mode, size, mtime and ctime, and a folder's changes
 // whenever an entry is created, removed or renamed in it, so the listed
 // folders stand for their listings. The folder's own names are compared
 // with the record's, since its stat is not in the fingerprint. That is
@@ -169,9 +169,8 @@ type listed struct {
 // empty folder the record cannot list, a changed entry, a link where a
 // folder was, anything unusual; the caller then walks the folder
 // (StatTree) and reads it (HashTree) as before. Like the walk, it
-// trusts mtimes: a change that restores an entry's size and mtime (or
-// lands within the file system's timestamp granularity of the install)
-// is not seen.
+// trusts timestamps: a change that lands within the file system's
+// timestamp granularity of the install, keeping the size, is not seen.
 //
 // With known, the folder's own stat when a check before found it holding
 // the names it should (folders.go), the names need not be listed again
@@ -283,7 +282,7 @@ func (s *statScratch) statEntries(fd int, prefix, want string) bool {
 		if e.folder && !mode.IsDir() {
 			return false
 		}
-		line = statEntry{rel: e.rel, mode: mode, size: st.Size, mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec}.append(line[:0])
+		line = statEntry{rel: e.rel, mode: mode, size: st.Size, mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}.append(line[:0])
 		h.Write(line)
 	}
 	s.line = line
