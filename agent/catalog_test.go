@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillpm/skillpm/agent/internal/agenttest"
 	"github.com/skillpm/skillpm/install"
@@ -15,6 +16,11 @@ import (
 // fixture is agenttest.Fixture: a home and a project with overlapping
 // skills.
 func fixture(t testing.TB) (home, project string) { return agenttest.Fixture(t) }
+
+// settle is how long a test waits after writing skills for the index to
+// remember them: it does not remember a file changed within its file
+// system's timestamp granularity of the read (index.Installed).
+const settle = 100 * time.Millisecond
 
 func TestBuildPrecedence(t *testing.T) {
 	home, project := fixture(t)
@@ -85,6 +91,7 @@ func TestBuildConflicts(t *testing.T) {
 func TestBuildUsesIndex(t *testing.T) {
 	home, project := fixture(t)
 	opts := Options{Project: project, Home: home, IndexPath: filepath.Join(t.TempDir(), "index.db")}
+	time.Sleep(settle) // the index remembers only folders that have settled
 	cold, err := Build(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)

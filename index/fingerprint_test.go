@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/skillpm/skillpm/skill"
 )
@@ -26,6 +27,7 @@ func TestFingerprintSeesSameSizeSameMtimeReplacement(t *testing.T) {
 	md := filepath.Join(dir, skill.FileName)
 	var parsed atomic.Int32
 	opts := Options{Load: counting(&parsed)}
+	waitSettled(t, dir)
 	if res, st := Installed(context.Background(), db, []string{dir}, opts); res[0].Err != nil || !st.Wrote {
 		t.Fatalf("cold: %v, %+v", res[0].Err, st)
 	}
@@ -91,6 +93,7 @@ func TestInstalledUsesCallersStat(t *testing.T) {
 	}
 	var parsed atomic.Int32
 	opts := Options{Load: counting(&parsed), SkillMD: []fs.FileInfo{fi}}
+	waitSettled(t, dir)
 	Installed(context.Background(), db, []string{dir}, opts)
 	parsed.Store(0)
 	if res, st := Installed(context.Background(), db, []string{dir}, opts); st.Hits != 1 || parsed.Load() != 0 || res[0].Skill.Description != "first" {
@@ -119,6 +122,48 @@ func TestFingerprintsAreFingerprintOf(t *testing.T) {
 		want, err := FingerprintOf(dir)
 		if fps[i] != want || (err == nil) != (errs[i] == nil) || (err != nil && err.Error() != errs[i].Error()) {
 			t.Errorf("%s: fingerprints = %+v, %v; FingerprintOf = %+v, %v", dir, fps[i], errs[i], want, err)
+		}
+	}
+}
+
+// A stamp settles after the granularity its time suggests: a whole
+// second may come from a file system that keeps no finer time.
+func TestFingerprintSettled(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 10, 0, time.UTC).UnixNano()
+	at := func(d time.Duration) Stamp { return Stamp{Size: 1, ModTime: 1, Ino: 1, Change: now - int64(d)} }
+	for _, c := range []struct {
+		name string
+		fp   Fingerprint
+		want bool
+	}{
+		{"fine, a moment ago", Fingerprint{SkillMD: at(10 * time.Millisecond), ToolsJSON: Stamp{Size: -1}}, false},
+		{"fine, settled", Fingerprint{SkillMD: at(300 * time.Millisecond), ToolsJSON: Stamp{Size: -1}}, true},
+		{"tools.json a moment ago", Fingerprint{SkillMD: at(time.Hour + time.Millisecond), ToolsJSON: at(time.Millisecond)}, false},
+		{"whole second, a second ago", Fingerprint{SkillMD: at(time.Second), ToolsJSON: Stamp{Size: -1}}, false},
+		{"whole second, long ago", Fingerprint{SkillMD: at(time.Hour), ToolsJSON: Stamp{Size: -1}}, true},
+		{"no ctime, folder just changed", Fingerprint{SkillMD: Stamp{Size: 1, ModTime: now - int64(time.Hour) + 7}, ToolsJSON: Stamp{Size: -1}, Dir: now - 7}, false},
+		{"no ctime, settled", Fingerprint{SkillMD: Stamp{Size: 1, ModTime: now - int64(time.Hour) + 7}, ToolsJSON: Stamp{Size: -1}, Dir: now - int64(time.Hour) + 7}, true},
+	} {
+		if got := c.fp.settled(now); got != c.want {
+			t.Errorf("%s: settled = %v; want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// A folder named with a trailing separator is the folder, not a folder
+// of the same name inside it: its fingerprint is FingerprintOf's.
+func TestFingerprintsUncleanPath(t *testing.T) {
+	root := t.TempDir()
+	a := writeSkill(t, root, "alpha", "outer")
+	writeSkill(t, a, "alpha", "inner") // what alpha/ + alpha/SKILL.md would find
+	want, err := FingerprintOf(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{a + string(filepath.Separator), a + string(filepath.Separator) + "."} {
+		fps, errs := fingerprints([]string{dir}, nil)
+		if errs[0] != nil || fps[0] != want {
+			t.Errorf("fingerprints(%q) = %+v, %v; want %+v", dir, fps[0], errs[0], want)
 		}
 	}
 }

@@ -28,6 +28,21 @@ func writeSkill(t testing.TB, root, name, desc string) string {
 	return dir
 }
 
+// waitSettled waits until what is read of dirs may be remembered
+// (Fingerprint.settled).
+func waitSettled(t testing.TB, dirs ...string) {
+	t.Helper()
+	fps, errs := fingerprints(dirs, nil)
+	for i := range fps {
+		if errs[i] != nil {
+			continue
+		}
+		for !fps[i].settled(time.Now().UnixNano()) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
 // counting wraps skill.Load and counts the folders it parses.
 func counting(n *atomic.Int32) func(string) (*skill.Skill, error) {
 	return func(dir string) (*skill.Skill, error) {
@@ -67,6 +82,7 @@ func TestInstalledHitAndMiss(t *testing.T) {
 	}
 	for _, s := range steps {
 		s.change()
+		waitSettled(t, dirs...)
 		parsed.Store(0)
 		res, st := Installed(context.Background(), db, dirs, opts)
 		if got := parsed.Load(); got != s.wantParsed {
@@ -105,6 +121,7 @@ func TestInstalledCorruptRebuilds(t *testing.T) {
 				t.Fatal(err)
 			}
 			dirs := []string{writeSkill(t, root, "alpha", "first")}
+			waitSettled(t, dirs...)
 			res, st := Installed(context.Background(), db, dirs, Options{})
 			if res[0].Err != nil || res[0].Skill.Name != "alpha" {
 				t.Fatalf("result = %+v; want alpha parsed", res[0])
@@ -127,6 +144,7 @@ func TestInstalledLockedFallsBack(t *testing.T) {
 	root := t.TempDir()
 	path := filepath.Join(t.TempDir(), FileName)
 	dirs := []string{writeSkill(t, root, "alpha", "first")}
+	waitSettled(t, dirs...)
 	if _, st := Installed(context.Background(), path, dirs, Options{}); !st.Wrote {
 		t.Fatalf("first run did not write: %+v", st)
 	}
@@ -166,6 +184,7 @@ func TestInstalledEdgeCases(t *testing.T) {
 	gone := filepath.Join(root, "gone")
 	path := filepath.Join(t.TempDir(), FileName)
 
+	waitSettled(t, good, broken)
 	res, st := Installed(context.Background(), path, []string{good, broken, gone}, Options{})
 	if res[0].Err != nil {
 		t.Errorf("good: %v", res[0].Err)
@@ -196,7 +215,7 @@ func TestInstalledEdgeCases(t *testing.T) {
 	if err := os.RemoveAll(good); err != nil {
 		t.Fatal(err)
 	}
-	writeSkill(t, root, "beta", "b")
+	waitSettled(t, writeSkill(t, root, "beta", "b"))
 	Installed(context.Background(), path, []string{filepath.Join(root, "beta")}, Options{})
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
 	if err != nil {
@@ -215,6 +234,7 @@ func TestInstalledOtherFormat(t *testing.T) {
 	root := t.TempDir()
 	path := filepath.Join(t.TempDir(), FileName)
 	dirs := []string{writeSkill(t, root, "alpha", "first")}
+	waitSettled(t, dirs...)
 	Installed(context.Background(), path, dirs, Options{})
 	db, err := bolt.Open(path, 0o600, nil)
 	if err != nil {

@@ -47,6 +47,46 @@ type Fingerprint struct {
 	Dir       int64 `json:"d,omitempty"` // only where files have no ctime
 }
 
+// What is read of a folder is remembered (in the index or a memo) only
+// once its SKILL.md and tools.json last changed longer before the read
+// than their file system's timestamp granularity: a file written again
+// within that granularity of the read can keep its size, mtime, inode
+// and ctime, and its fingerprint would name the metadata read before
+// that write from then on. A time with a fraction of a second comes from
+// a clock that fine, give or take a tick (Linux before 6.13 stamps files
+// from a clock that moves every few milliseconds, Windows every 15.6 ms):
+// settleFine covers it. A whole second may come from a file system that
+// keeps no more (HFS+, ext4 with small inodes, FAT's two seconds):
+// settleCoarse.
+const (
+	settleFine   = 50 * time.Millisecond
+	settleCoarse = 2 * time.Second
+)
+
+// settled reports whether every file of the fingerprint last changed
+// long enough before now (Unix nanoseconds) not to change again with the
+// same stamp: by its ctime where it has one, else by its mtime and the
+// folder's.
+func (fp Fingerprint) settled(now int64) bool {
+	old := func(at int64) bool {
+		margin := settleFine
+		if at%int64(time.Second) == 0 {
+			margin = settleCoarse
+		}
+		return at < now-int64(margin)
+	}
+	for _, s := range [...]Stamp{fp.SkillMD, fp.ToolsJSON} {
+		at := s.Change
+		if at == 0 {
+			at = s.ModTime
+		}
+		if s.Size >= 0 && !old(at) {
+			return false
+		}
+	}
+	return fp.Dir == 0 || old(fp.Dir)
+}
+
 // FingerprintOf stats dir's SKILL.md and tools.json (and dir itself where
 // files have no status-change time).
 func FingerprintOf(dir string) (Fingerprint, error) {
@@ -86,10 +126,13 @@ func fingerprints(dirs []string, mds []fs.FileInfo) ([]Fingerprint, []error) {
 	if len(mds) != len(dirs) {
 		mds = make([]fs.FileInfo, len(dirs))
 	}
+	// A folder is named by its parent and base once its path is clean:
+	// "/s/pdf/" is /s/pdf, not /s/pdf/pdf.
+	parentOf := func(dir string) string { return filepath.Dir(filepath.Clean(dir)) }
 	for lo := 0; lo < len(dirs); {
-		parent := filepath.Dir(dirs[lo])
+		parent := parentOf(dirs[lo])
 		hi := lo + 1
-		for hi < len(dirs) && filepath.Dir(dirs[hi]) == parent {
+		for hi < len(dirs) && parentOf(dirs[hi]) == parent {
 			hi++
 		}
 		fingerprintsIn(parent, dirs[lo:hi], mds[lo:hi], fps[lo:hi], errs[lo:hi])
@@ -116,7 +159,7 @@ func fingerprintsIn(parent string, dirs []string, mds []fs.FileInfo, fps []Finge
 	}
 	defer d.Close()
 	for i, dir := range dirs {
-		base := filepath.Base(dir)
+		base := filepath.Base(filepath.Clean(dir))
 		md := mds[i]
 		if md == nil {
 			if md, errs[i] = d.Stat(base + "/" + skill.FileName); errs[i] != nil {
@@ -280,7 +323,8 @@ func allRead(res []Result) bool {
 // in a memo beside the index (MemoDirName), named by every folder's path
 // and fingerprint: the next call over the same folders in the same states
 // reads that one file instead of the index (memo.go). It is written only
-// when the index may be (not opts.ReadOnly).
+// when the index may be (not opts.ReadOnly). Neither remembers a folder
+// whose files changed just before the call (Fingerprint.settled).
 //
 // Installed never fails as a whole: a folder that cannot be parsed has Err
 // set, and index problems only show in Stats.
@@ -291,6 +335,9 @@ func Installed(ctx context.Context, path string, dirs []string, opts Options) ([
 	if opts.Load == nil {
 		opts.Load = skill.Load
 	}
+	// Files are read after this: one that settled by now is not
+	// changed again with the same stamp (Fingerprint.settled).
+	now := time.Now().UnixNano()
 	res := make([]Result, len(dirs))
 	fps, errs := fingerprints(dirs, opts.SkillMD)
 	for i, d := range dirs {
@@ -329,13 +376,17 @@ func Installed(ctx context.Context, path string, dirs []string, opts Options) ([
 	st.Misses = len(miss)
 	parse(ctx, res, miss, opts)
 
-	if key != "" && !opts.ReadOnly && ctx.Err() == nil && allRead(res) {
+	settled := true
+	for i := range fps {
+		settled = settled && fps[i].settled(now)
+	}
+	if key != "" && !opts.ReadOnly && ctx.Err() == nil && allRead(res) && settled {
 		writeMemo(key, res)
 	}
 
 	recs := map[string]Record{}
 	for _, i := range miss {
-		if res[i].Err == nil {
+		if res[i].Err == nil && fps[i].settled(now) {
 			recs[res[i].Dir] = Record{Fingerprint: fps[i], Skill: res[i].Skill}
 		}
 	}

@@ -132,7 +132,7 @@ func decodeMemo(b []byte, n int) (out []Skill, ok bool) {
 		return nil, false
 	}
 	strs := func() []string {
-		k := d.Num()
+		k := d.Count(1)
 		if k == 0 || d.Bad {
 			return nil
 		}
@@ -164,7 +164,8 @@ func decodeMemo(b []byte, n int) (out []Skill, ok bool) {
 	for i := range out {
 		s := &out[i]
 		s.Name, s.Description, s.Version = d.Str(), d.Str(), d.Str()
-		if k := d.Num(); k > 0 && !d.Bad {
+		// A tool is 12 fields, each at least a byte.
+		if k := d.Count(12); k > 0 && !d.Bad {
 			s.Tools = make([]skill.Tool, k)
 			for j := range s.Tools {
 				t := &s.Tools[j]

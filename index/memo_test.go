@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/skillpm/skillpm/internal/memo"
 	"github.com/skillpm/skillpm/skill"
 )
 
@@ -112,6 +114,7 @@ func TestInstalledMemo(t *testing.T) {
 	}
 	for _, s := range steps {
 		s.change()
+		waitSettled(t, dirs...)
 		res, st := Installed(context.Background(), db, dirs, opts)
 		if st.Memo != s.wantMemo {
 			t.Errorf("%s: served by the memo = %v; want %v (%+v)", s.name, st.Memo, s.wantMemo, st)
@@ -208,5 +211,66 @@ func TestMemoCoversFields(t *testing.T) {
 		if got := strings.Join(fields(c.v), " "); got != c.want {
 			t.Errorf("%T has the fields %s; the memo encodes %s", c.v, got, c.want)
 		}
+	}
+}
+
+// A memo that claims more tools or names than its bytes could hold is
+// no answer, refused before anything is allocated for them: a corrupt or
+// crafted memo of a large set (bounded at 64 KiB a folder) must not make
+// a listing allocate gigabytes.
+func TestDecodeMemoHostileCount(t *testing.T) {
+	const pad = 1 << 20
+	for _, c := range []struct {
+		name  string
+		count func(e *memo.Encoder)
+	}{
+		{"tools", func(e *memo.Encoder) { e.Num(pad) }},
+		{"secrets", func(e *memo.Encoder) { e.Num(0); e.Num(pad) }},
+	} {
+		var e memo.Encoder
+		e.Num(1)
+		e.Str("name")
+		e.Str("description")
+		e.Str("")
+		c.count(&e)
+		b := append(e.B, make([]byte, pad)...)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, ok := decodeMemo(b, 1); ok {
+			t.Errorf("%s: a memo of %d empty bytes was read", c.name, pad)
+		}
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > 24*uint64(len(b)) {
+			t.Errorf("%s: decoding a %d byte memo allocated %d bytes", c.name, len(b), got)
+		}
+	}
+}
+
+// What is read of a folder changed just before the call is not
+// remembered, in the index or a memo: a file written again within its
+// file system's timestamp granularity of the read (a clock tick, or a
+// second on some) can keep its size, mtime, inode and ctime, and the
+// remembered metadata would be served for it from then on. Once the
+// folder has settled, it is.
+func TestInstalledUnsettled(t *testing.T) {
+	root := t.TempDir()
+	db := filepath.Join(t.TempDir(), FileName)
+	memoDir := filepath.Join(filepath.Dir(db), MemoDirName)
+	dirs := []string{writeSkill(t, root, "alpha", "first")}
+	for range 2 {
+		res, st := Installed(context.Background(), db, dirs, Options{})
+		if res[0].Err != nil || st.Hits != 0 || st.Memo {
+			t.Fatalf("a folder just written: %+v, %+v; want parsed, no hits", res[0], st)
+		}
+		if ents, _ := os.ReadDir(memoDir); len(ents) != 0 {
+			t.Fatalf("a folder just written left %d memos", len(ents))
+		}
+	}
+	waitSettled(t, dirs...)
+	if _, st := Installed(context.Background(), db, dirs, Options{}); st.Hits != 0 || !st.Wrote {
+		t.Errorf("settled, first call: %+v; want a miss, written", st)
+	}
+	if _, st := Installed(context.Background(), db, dirs, Options{}); !st.Memo {
+		t.Errorf("settled, second call: %+v; want the memo", st)
 	}
 }

@@ -12,15 +12,19 @@ import (
 	"strconv"
 
 	"github.com/skillpm/skillpm/internal/filesums"
+	"github.com/skillpm/skillpm/internal/statat"
 )
 
 // Tree describes the files of an installed skill folder.
 type Tree struct {
 	// Digest hashes every path, its kind, its exec bit and its content.
 	Digest string
-	// Stat hashes every path with its size, mode and mtime: a cheap
-	// fingerprint that, when unchanged, lets Digest be trusted without
-	// reading the files (as git's index does).
+	// Stat hashes every path with its size, mode, mtime and ctime
+	// (where files have one): a cheap fingerprint that, when unchanged,
+	// lets Digest be trusted without reading the files (as git's index
+	// does). The ctime moves with every write, rename or chmod and no
+	// program sets it back: an edit that keeps a file's size and puts
+	// its mtime back still changes it.
 	Stat string
 	// Files are the regular files and symlinks, slash-separated, sorted.
 	Files []string
@@ -55,7 +59,7 @@ func statTreeWalk(dir string) (string, error) {
 
 // writeStat adds one entry to a stat fingerprint.
 func writeStat(w io.Writer, rel string, fi fs.FileInfo) {
-	statEntry{rel, fi.Mode(), fi.Size(), fi.ModTime().UnixNano()}.write(w)
+	statEntry{rel, fi.Mode(), fi.Size(), fi.ModTime().UnixNano(), statat.ChangeTime(fi)}.write(w)
 }
 
 // statEntry is one entry of a tree as StatTree fingerprints it.
@@ -64,6 +68,7 @@ type statEntry struct {
 	mode  fs.FileMode
 	size  int64
 	mtime int64
+	ctime int64 // 0 where files have none
 }
 
 // write adds the entry to a stat fingerprint.
@@ -73,8 +78,8 @@ func (e statEntry) write(w io.Writer) {
 }
 
 // append appends the entry's line of a stat fingerprint to b: its path,
-// mode (octal), size and mtime (nanoseconds), as
-// fmt.Sprintf("%s\x00%o\x00%d\x00%d\n") writes them.
+// mode (octal), size, mtime and ctime (nanoseconds), as
+// fmt.Sprintf("%s\x00%o\x00%d\x00%d\x00%d\n") writes them.
 func (e statEntry) append(b []byte) []byte {
 	b = append(b, e.rel...)
 	b = append(b, 0)
@@ -83,6 +88,8 @@ func (e statEntry) append(b []byte) []byte {
 	b = strconv.AppendInt(b, e.size, 10)
 	b = append(b, 0)
 	b = strconv.AppendInt(b, e.mtime, 10)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, e.ctime, 10)
 	return append(b, '\n')
 }
 

@@ -20,9 +20,11 @@ import (
 // ctime is folderMargin older than the check (so a change just after
 // the check, within the file system's timestamp granularity, cannot
 // leave it the same), and only on the file systems statListed trusts
-// to list in one call (ext4, XFS, btrfs, tmpfs). A memo entry holds for
-// the record entry (its stat fingerprint) it was checked against. The
-// memo is the user's cache, trusted as the rest of it is.
+// to list in one call (ext4, XFS, btrfs, tmpfs), for a folder on the
+// target's own device (not one another file system is mounted on). A
+// memo entry holds for the record entry (its stat fingerprint) it was
+// checked against. The memo is the user's cache, trusted as the rest
+// of it is.
 
 // folderMemoKind names folder memos.
 const folderMemoKind = "skillpm skill folder memo v1"
@@ -58,7 +60,7 @@ func readFolderMemo(memoDir, target string) folderMemo {
 		return nil
 	}
 	d := memo.NewDecoder(b)
-	n := d.Num()
+	n := d.Count(3) // a name and two strings each
 	if d.Bad {
 		return nil
 	}

@@ -68,7 +68,7 @@ func decodeRecordMemo(b []byte) (*Record, bool) {
 	var skill func(depth int) *RecordSkill
 	skill = func(depth int) *RecordSkill {
 		s := &RecordSkill{Version: d.Str(), Repository: d.Str(), Manifest: d.Str(), Tree: d.Str(), Stat: d.Str(), Owner: d.Str()}
-		if n := d.Num(); n > 0 && !d.Bad {
+		if n := d.Count(1); n > 0 && !d.Bad {
 			s.Files = make([]string, n)
 			for i := range s.Files {
 				s.Files[i] = d.Str()
@@ -85,7 +85,7 @@ func decodeRecordMemo(b []byte) (*Record, bool) {
 		return s
 	}
 	r := &Record{Version: d.Num()}
-	n := d.Num()
+	n := d.Count(9) // a name, six strings, a count and a flag each
 	if d.Bad {
 		return nil, false
 	}

@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/internal/memo"
 )
 
 // A record read through the memo folder is the record read without it;
@@ -70,6 +73,35 @@ func TestRecordMemoCoversFields(t *testing.T) {
 		}
 		if got := strings.Join(names, " "); got != c.want {
 			t.Errorf("%T has the fields %s; the memo encodes %s", c.v, got, c.want)
+		}
+	}
+}
+
+// A record or folder memo that claims more entries than its bytes could
+// hold is no answer, refused before anything is allocated for them.
+func TestMemoHostileCount(t *testing.T) {
+	const pad = 1 << 20
+	memoDir, target := t.TempDir(), t.TempDir()
+	var rec, folders memo.Encoder
+	rec.Num(1)
+	rec.Num(pad)
+	folders.Num(pad)
+	memo.Write(memo.Key(memoDir, folderMemoKind, []byte(target)), folderMemoKind, append(folders.B, make([]byte, pad)...))
+	for _, c := range []struct {
+		name   string
+		decode func() bool
+	}{
+		{"record", func() bool { _, ok := decodeRecordMemo(append(rec.B, make([]byte, pad)...)); return ok }},
+		{"folders", func() bool { return readFolderMemo(memoDir, target) != nil }},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if c.decode() {
+			t.Errorf("%s: a memo of %d empty bytes was read", c.name, pad)
+		}
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > 24*pad {
+			t.Errorf("%s: decoding a %d byte memo allocated %d bytes", c.name, pad, got)
 		}
 	}
 }

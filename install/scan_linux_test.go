@@ -102,9 +102,17 @@ func TestFolderMemoSeesEdits(t *testing.T) {
 		"file added in a folder": func(d string) error {
 			return os.WriteFile(filepath.Join(d, "scripts", "new.sh"), nil, 0o644)
 		},
-		"edited in place, same size, mtime set back": func(d string) error {
+		"edited in place, size changed, mtime set back": func(d string) error {
 			p := filepath.Join(d, "scripts", "run.sh")
 			if err := os.WriteFile(p, []byte("#!/bin/bash"), 0o644); err != nil {
+				return err
+			}
+			return os.Chtimes(p, past, past)
+		},
+		// Only the ctime in the fingerprint tells this one.
+		"edited in place, same size, its own mtime put back": func(d string) error {
+			p := filepath.Join(d, "scripts", "run.sh")
+			if err := os.WriteFile(p, []byte("#!/bin/ss\n"), 0o644); err != nil {
 				return err
 			}
 			return os.Chtimes(p, past, past)
@@ -203,5 +211,34 @@ func TestFolderMemoSeesEdits(t *testing.T) {
 		if got, want := r.scan != scanUnknown, name == "untouched"; got != want {
 			t.Errorf("%s: found unchanged %v, want %v", name, got, want)
 		}
+	}
+}
+
+// A folder on another device than its target (a mount point) is not
+// remembered: the target's file system is the one checked to keep
+// ctimes (fillsDirents), not the one mounted there, which may not (a
+// FUSE or network file system), and an entry added at its top would go
+// unseen.
+func TestFolderMemoSameDevice(t *testing.T) {
+	target := t.TempDir()
+	dir := filepath.Join(target, "pdf")
+	os.Mkdir(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: pdf\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := HashTree(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := openScanDir(target)
+	defer d.close()
+	later := time.Now().Add(time.Hour).UnixNano() // as if checked an hour on
+	var s statScratch
+	if ok, seen := d.statListed(&s, "pdf", tr.Files, tr.Stat, true, "", later); !ok || seen == "" {
+		t.Fatalf("same device: ok %v, seen %q; want the folder remembered", ok, seen)
+	}
+	d.dev++ // as if pdf were a mount point
+	if ok, seen := d.statListed(&s, "pdf", tr.Files, tr.Stat, true, "", later); !ok || seen != "" {
+		t.Errorf("another device: ok %v, seen %q; want unchanged, not remembered", ok, seen)
 	}
 }

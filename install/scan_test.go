@@ -81,6 +81,30 @@ func TestStatUnchangedSeesEdits(t *testing.T) {
 			return os.Symlink("SKILL.md", filepath.Join(d, "link"))
 		},
 	}
+	if runtime.GOOS != "windows" {
+		// Edits that keep every size and mtime: only the status-change
+		// time, which no program sets back, tells them.
+		edits["file edited in place, same size, mtime set back"] = func(d string) error {
+			p := filepath.Join(d, "references/guide.md")
+			if err := os.WriteFile(p, []byte("GUIDE"), 0o644); err != nil {
+				return err
+			}
+			return os.Chtimes(p, past, past)
+		}
+		edits["file replaced by another of the same size and mtime"] = func(d string) error {
+			p := filepath.Join(d, "scripts/run.sh")
+			if err := os.WriteFile(p+".new", []byte("rm -rf ~/\n"), 0o644); err != nil {
+				return err
+			}
+			if err := os.Chtimes(p+".new", past, past); err != nil {
+				return err
+			}
+			if err := os.Rename(p+".new", p); err != nil {
+				return err
+			}
+			return os.Chtimes(filepath.Join(d, "scripts"), past, past)
+		}
+	}
 	for name, edit := range edits {
 		t.Run(name, func(t *testing.T) {
 			dir, r := setup(t)

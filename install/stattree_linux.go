@@ -45,7 +45,7 @@ func statTreeFast(dir string) (entries []statEntry, ok bool) {
 				r = path.Join(rel, name)
 			}
 			mode := statat.FileMode(st.Mode)
-			entries = append(entries, statEntry{rel: r, mode: mode, size: st.Size, mtime: time.Unix(st.Mtim.Sec, st.Mtim.Nsec).UnixNano()})
+			entries = append(entries, statEntry{rel: r, mode: mode, size: st.Size, mtime: time.Unix(st.Mtim.Sec, st.Mtim.Nsec).UnixNano(), ctime: time.Unix(st.Ctim.Sec, st.Ctim.Nsec).UnixNano()})
 			if mode.IsDir() {
 				sub, err := syscall.Openat(fd, name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 				if err != nil {
@@ -75,7 +75,10 @@ func statTreeFast(dir string) (entries []statEntry, ok bool) {
 // A scanDir is a folder open for checking the skill folders in it by
 // name, relative to its descriptor (openat, fstatat): the kernel then
 // resolves one name per folder, not the whole path from the root.
-type scanDir struct{ fd int }
+type scanDir struct {
+	fd  int
+	dev uint64 // the folder's device
+}
 
 // cwdScanDir resolves names as the process does: absolute paths, and
 // relative ones from the working folder.
@@ -89,7 +92,12 @@ func openScanDir(dir string) scanDir {
 	if err != nil {
 		return scanDir{fd: -1}
 	}
-	return scanDir{fd: fd}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		syscall.Close(fd)
+		return scanDir{fd: -1}
+	}
+	return scanDir{fd: fd, dev: st.Dev}
 }
 
 // is reports whether the folder is the one root has open.
@@ -150,7 +158,7 @@ type listed struct {
 // fingerprint want (StatTree's), statting only the entries the install
 // record lists (files, its regular files and symlinks, and the folders
 // above them) and listing only the folder itself: a fingerprint covers
-// every entry's mode, size and mtime, and a folder's mtime changes
+// every entry's mode, size, mtime and ctime, and a folder's changes
 // whenever an entry is created, removed or renamed in it, so the listed
 // folders stand for their listings. The folder's own names are compared
 // with the record's, since its stat is not in the fingerprint. That is
@@ -161,9 +169,8 @@ type listed struct {
 // empty folder the record cannot list, a changed entry, a link where a
 // folder was, anything unusual; the caller then walks the folder
 // (StatTree) and reads it (HashTree) as before. Like the walk, it
-// trusts mtimes: a change that restores an entry's size and mtime (or
-// lands within the file system's timestamp granularity of the install)
-// is not seen.
+// trusts timestamps: a change that lands within the file system's
+// timestamp granularity of the install, keeping the size, is not seen.
 //
 // With known, the folder's own stat when a check before found it holding
 // the names it should (folders.go), the names need not be listed again
@@ -187,7 +194,9 @@ func (d scanDir) statListed(s *statScratch, name string, files []string, want st
 	if unix.Fstat(fd, &st) != nil || !namesAre(fd, s.buf[:], s.top, fills) || !s.statEntries(fd, "", want) {
 		return false, ""
 	}
-	if st.Ctim.Sec*1e9+st.Ctim.Nsec < since {
+	// Remembered only on the target's file system (fillsDirents), not
+	// one mounted on the folder, whose ctimes may not move.
+	if st.Dev == d.dev && st.Ctim.Sec*1e9+st.Ctim.Nsec < since {
 		seen = seenOf(&st)
 	}
 	return true, seen
@@ -273,7 +282,7 @@ func (s *statScratch) statEntries(fd int, prefix, want string) bool {
 		if e.folder && !mode.IsDir() {
 			return false
 		}
-		line = statEntry{rel: e.rel, mode: mode, size: st.Size, mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec}.append(line[:0])
+		line = statEntry{rel: e.rel, mode: mode, size: st.Size, mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}.append(line[:0])
 		h.Write(line)
 	}
 	s.line = line

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -148,6 +149,19 @@ func TestUpToDateSeesEdits(t *testing.T) {
 			return os.WriteFile(d, nil, 0o644)
 		},
 		"skill folder removed": func(d string) error { return os.RemoveAll(d) },
+	}
+	if runtime.GOOS != "windows" { // only the ctime tells these
+		edits["edited in place, same size, its own mtime put back"] = func(d string) error {
+			p := filepath.Join(d, "scripts", "run.sh")
+			fi, err := os.Stat(p)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(p, []byte("echo 9.9.9\n"), 0o644); err != nil {
+				return err
+			}
+			return os.Chtimes(p, fi.ModTime(), fi.ModTime())
+		}
 	}
 	for name, edit := range edits {
 		for target := range 2 {

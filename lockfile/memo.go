@@ -76,7 +76,7 @@ func encodeMemo(f *File) []byte {
 func decodeMemo(b []byte) (f *File, ok bool) {
 	d := memo.NewDecoder(b)
 	f = &File{LockVersion: d.Num(), Inputs: d.Str()}
-	n := d.Num()
+	n := d.Count(7) // six strings and the flags each
 	if d.Bad {
 		return nil, false
 	}
@@ -92,7 +92,7 @@ func decodeMemo(b []byte) (f *File, ok bool) {
 		if flags&2 != 0 {
 			s.Source = &Source{Commit: d.Str(), Ref: d.Str(), Digest: d.Str(), URL: d.Str()}
 		}
-		if deps := d.Num(); deps > 0 && !d.Bad {
+		if deps := d.Count(1); deps > 0 && !d.Bad {
 			s.Dependencies = make([]string, deps)
 			for j := range s.Dependencies {
 				s.Dependencies[j] = d.Str()

@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/skillpm/skillpm/internal/memo"
 )
 
 // ReadMemo answers as Read does: from the memo for the same bytes, and
@@ -91,5 +94,25 @@ func TestMemoCoversFields(t *testing.T) {
 		if got := strings.Join(fields(c.v), " "); got != c.want {
 			t.Errorf("%T has the fields %s; the memo encodes %s", c.v, got, c.want)
 		}
+	}
+}
+
+// A lock memo that claims more skills than its bytes could hold is no
+// answer, refused before anything is allocated for them.
+func TestMemoHostileCount(t *testing.T) {
+	const pad = 1 << 20
+	var e memo.Encoder
+	e.Num(Version)
+	e.Str("")
+	e.Num(pad)
+	b := append(e.B, make([]byte, pad)...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, ok := decodeMemo(b); ok {
+		t.Errorf("a memo of %d empty bytes was read", pad)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 32*pad {
+		t.Errorf("decoding a %d byte memo allocated %d bytes", pad, got)
 	}
 }

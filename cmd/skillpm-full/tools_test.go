@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillpm/skillpm/internal/command"
 )
@@ -187,6 +188,7 @@ func TestToolsJSONAndFormats(t *testing.T) {
 
 func TestToolsWarmIndex(t *testing.T) {
 	project := agentProject(t)
+	time.Sleep(100 * time.Millisecond) // the index remembers only folders that have settled
 	runIn(t, nil, "tools", "-C", project)
 	code, _, errOut := runIn(t, nil, "tools", "--debug", "-C", project)
 	if code != 0 || !strings.Contains(errOut, "3 hits, 0 misses") {
@@ -224,6 +226,7 @@ func BenchmarkToolsCLI1000(b *testing.B) {
 			"---\n\n" + strings.Repeat("Instructions.\n", 100)
 	}
 	put(b, project, files)
+	time.Sleep(100 * time.Millisecond) // the index remembers only folders that have settled
 	env := append(os.Environ(), "HOME="+home, "SKILLPM_HOME="+b.TempDir())
 	for _, mode := range []string{"warm-index", "no-index"} {
 		args := []string{"tools", "--json", "-C", project}

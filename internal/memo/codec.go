@@ -50,6 +50,20 @@ func (d *Decoder) Num() int {
 	return int(v)
 }
 
+// Count reads the number of items that follow, each encoded in at least
+// size bytes; a count whose items could not fit in the bytes left is
+// malformed. A caller sizing a slice or map by a count reads it with
+// Count, so that a corrupt memo cannot make it allocate many times the
+// memo's size (an item decoded is often far larger than its encoding).
+func (d *Decoder) Count(size int) int {
+	n := d.Num()
+	if !d.Bad && n > len(d.data)/max(size, 1) {
+		d.Bad = true
+		return 0
+	}
+	return n
+}
+
 // Str reads a string.
 func (d *Decoder) Str() string {
 	n := d.Num()

@@ -39,3 +39,17 @@ func TestCodecMalformed(t *testing.T) {
 		t.Errorf("after a bad read Str = %q, Bad = %v; want \"\", true", s, d.Bad)
 	}
 }
+
+// Count refuses a count of items that could not fit in the bytes left.
+func TestCodecCount(t *testing.T) {
+	var e Encoder
+	e.Num(2)
+	e.Str("ab")
+	e.Str("cd")
+	if d := NewDecoder(e.B); d.Count(3) != 2 || d.Bad {
+		t.Errorf("Count(3) of 2 items of 3 bytes: Bad = %v", d.Bad)
+	}
+	if d := NewDecoder(e.B); d.Count(4) != 0 || !d.Bad {
+		t.Errorf("Count(4) of 2 items in 6 bytes: Bad = %v; want true", d.Bad)
+	}
+}

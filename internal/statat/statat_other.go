@@ -14,3 +14,6 @@ func fdOf(*os.File) int { return -1 }
 func stat(d *Dir, name string) (fs.FileInfo, error) {
 	return os.Stat(filepath.Join(d.path, filepath.FromSlash(name)))
 }
+
+// ChangeTime is 0: files have no status-change time here.
+func ChangeTime(fs.FileInfo) int64 { return 0 }

@@ -32,6 +32,16 @@ func stat(d *Dir, name string) (fs.FileInfo, error) {
 	return fi, nil
 }
 
+// ChangeTime returns fi's status-change time (ctime), in Unix
+// nanoseconds, where its Sys is a *syscall.Stat_t (os.Stat's and Stat's
+// are); else 0.
+func ChangeTime(fi fs.FileInfo) int64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return ctime(st).UnixNano()
+	}
+	return 0
+}
+
 // FileMode converts a stat mode to an fs.FileMode as os.Stat does.
 func FileMode(m uint32) fs.FileMode {
 	mode := fs.FileMode(m & 0o777)
