@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"strconv"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,9 +14,18 @@ import (
 // open file, a socket, a folder) would be a way around the sandbox's
 // file and network rules, which apply to what the tool opens. Descriptors
 // handed to a child on purpose (exec.Cmd.ExtraFiles) are unaffected:
-// they are duplicated into the child after the fork. The program calls it
-// first thing.
-func NoInherit() {
+// they are duplicated into the child after the fork, and the process
+// itself can still read every descriptor (/dev/fd/N). Tool runs call it
+// before they start a tool, not the program at its start: the front's
+// hand-off to skillpm-full must pass on what the user gave it on purpose,
+// a shell's process substitution (<(…), /dev/fd/63) say. Only the first
+// call does anything: descriptors the program opens itself are
+// close-on-exec already.
+func NoInherit() { noInherit.Do(markInherited) }
+
+var noInherit sync.Once
+
+func markInherited() {
 	if unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
 		return
 	}

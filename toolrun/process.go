@@ -83,6 +83,8 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 		return outcome{exitCode: -1}, err
 	}
 
+	// No descriptor skillpm was started with reaches the tool.
+	sandbox.NoInherit()
 	cmd := exec.CommandContext(runCtx, p.path, p.args...)
 	cmd.Dir = p.dir
 	cmd.Env = p.env

@@ -17,8 +17,6 @@ import (
 // the first SIGINT or SIGTERM cancels (SignalContext). It exits with the
 // code early or run returns.
 func Main(early func(e *Env, args []string) (code int, done bool), run func(ctx context.Context, e *Env, args []string) int) {
-	// No descriptor the program was started with reaches a tool.
-	sandbox.NoInherit()
 	// A confined tool run re-executes the program with this hidden first
 	// argument to apply its policy and start the handler.
 	if sandbox.IsLauncher(os.Args) {
