@@ -299,12 +299,15 @@ type Stats struct {
 	WriteErr error
 	// Rebuilt reports that a corrupt index file was replaced.
 	Rebuilt bool
-	// Memo reports that every folder was served by the memo of the
-	// whole set (see MemoDirName): the index file was not opened.
+	// Memo reports that the memo of the whole set (see MemoDirName)
+	// served the call: the index file was not opened, and only the
+	// folders that could not be read when it was written were read
+	// again (Misses).
 	Memo bool
 }
 
-// allRead reports whether no folder of res has an error.
+// allRead reports whether no folder of res has an error (before the
+// parse: every folder has a fingerprint).
 func allRead(res []Result) bool {
 	for i := range res {
 		if res[i].Err != nil {
@@ -319,10 +322,11 @@ func allRead(res []Result) bool {
 // fingerprint matches and by parsing it otherwise. Parsed metadata is
 // written back unless opts.ReadOnly. An empty path disables the index.
 //
-// When every folder could be read, the whole answer is also remembered
-// in a memo beside the index (MemoDirName), named by every folder's path
-// and fingerprint: the next call over the same folders in the same states
-// reads that one file instead of the index (memo.go). It is written only
+// When every folder has a fingerprint, the whole answer is also
+// remembered in a memo beside the index (MemoDirName), named by every
+// folder's path and fingerprint: the next call over the same folders in
+// the same states reads that one file instead of the index, and parses
+// again only the folders that could not be read (memo.go). It is written only
 // when the index may be (not opts.ReadOnly). Neither remembers a folder
 // whose files changed just before the call (Fingerprint.settled).
 //
@@ -349,11 +353,17 @@ func Installed(ctx context.Context, path string, dirs []string, opts Options) ([
 	var key string
 	if path != "" && len(dirs) > 0 && allRead(res) {
 		key = memoKey(path, dirs, fps)
-		if skills, ok := readMemo(key, len(dirs)); ok {
+		if skills, known, ok := readMemo(key, len(dirs)); ok {
+			var again []int
 			for i := range res {
-				res[i].Skill, res[i].Cached = skills[i], true
+				if known[i] {
+					res[i].Skill, res[i].Cached = skills[i], true
+				} else {
+					again = append(again, i)
+				}
 			}
-			return res, Stats{Hits: len(res), Memo: true}
+			parse(ctx, res, again, opts)
+			return res, Stats{Hits: len(res) - len(again), Misses: len(again), Memo: true}
 		}
 	}
 
@@ -380,7 +390,7 @@ func Installed(ctx context.Context, path string, dirs []string, opts Options) ([
 	for i := range fps {
 		settled = settled && fps[i].settled(now)
 	}
-	if key != "" && !opts.ReadOnly && ctx.Err() == nil && allRead(res) && settled {
+	if key != "" && !opts.ReadOnly && ctx.Err() == nil && settled {
 		writeMemo(key, res)
 	}
 

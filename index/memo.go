@@ -22,7 +22,9 @@ import (
 // before and leaves a memo for the next one. Its values are in memo's
 // field format, cheap to decode; what is rare and nested (permissions,
 // selection triggers, overlays, problems) stays JSON, decoded only when
-// a skill has it.
+// a skill has it. A folder that could not be read as a skill is
+// remembered as such, without its error: a run served by the memo reads
+// it again, so its error is always today's.
 
 // MemoDirName is the folder, beside the index file, of the memos of
 // whole sets of installed skills.
@@ -32,7 +34,7 @@ const MemoDirName = "installed-memo"
 // skill.Tool or the encoding change (TestMemoCoversFields fails until
 // then); Format is part of it, so a memo is never read by a build whose
 // index records hold something else.
-const memoKind = "skillpm installed memo v1 format " + Format
+const memoKind = "skillpm installed memo v2 format " + Format
 
 // memoPerFolder bounds a memo's size: this many bytes per folder.
 const memoPerFolder = 64 << 10
@@ -57,13 +59,14 @@ func memoKey(path string, dirs []string, fps []Fingerprint) string {
 	return memo.Key(filepath.Join(filepath.Dir(path), MemoDirName), memoKind, b)
 }
 
-// readMemo returns the metadata of n folders remembered at key; ok is
-// false when there is no memo, or it is larger than its bound or does not
-// decode (a corrupt memo is no answer).
-func readMemo(key string, n int) ([]Skill, bool) {
+// readMemo returns the metadata of n folders remembered at key, and for
+// each whether it is known (false: the folder could not be read, and is
+// read again); ok is false when there is no memo, or it is larger than
+// its bound or does not decode (a corrupt memo is no answer).
+func readMemo(key string, n int) (skills []Skill, known []bool, ok bool) {
 	b, ok := memo.Read(key, memoKind, n*memoPerFolder)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	return decodeMemo(b, n)
 }
@@ -100,6 +103,11 @@ func encodeMemo(res []Result) ([]byte, error) {
 	}
 	e.Num(len(res))
 	for i := range res {
+		if res[i].Err != nil {
+			e.Num(0) // not read: read again
+			continue
+		}
+		e.Num(1)
 		s := &res[i].Skill
 		e.Str(s.Name)
 		e.Str(s.Description)
@@ -126,10 +134,10 @@ func encodeMemo(res []Result) ([]byte, error) {
 
 // decodeMemo reads what encodeMemo wrote for n folders; ok is false for
 // anything else.
-func decodeMemo(b []byte, n int) (out []Skill, ok bool) {
+func decodeMemo(b []byte, n int) (out []Skill, known []bool, ok bool) {
 	d := memo.NewDecoder(b)
 	if d.Num() != n || d.Bad {
-		return nil, false
+		return nil, nil, false
 	}
 	strs := func() []string {
 		k := d.Count(1)
@@ -160,8 +168,16 @@ func decodeMemo(b []byte, n int) (out []Skill, ok bool) {
 		}
 		return true
 	}
-	out = make([]Skill, n)
+	out, known = make([]Skill, n), make([]bool, n)
 	for i := range out {
+		switch d.Num() {
+		case 0:
+			continue
+		case 1:
+			known[i] = true
+		default:
+			return nil, nil, false
+		}
 		s := &out[i]
 		s.Name, s.Description, s.Version = d.Str(), d.Str(), d.Str()
 		// A tool is 12 fields, each at least a byte.
@@ -174,7 +190,7 @@ func decodeMemo(b []byte, n int) (out []Skill, ok bool) {
 				t.Runtime, t.Entrypoint, t.Handler = d.Str(), d.Str(), d.Str()
 				timeout, err := strconv.Atoi(d.Str())
 				if err != nil {
-					return nil, false
+					return nil, nil, false
 				}
 				t.TimeoutSeconds = timeout
 				t.Source, t.Format = skill.ToolSource(d.Str()), skill.ToolFormat(d.Str())
@@ -197,11 +213,11 @@ func decodeMemo(b []byte, n int) (out []Skill, ok bool) {
 		blob(&s.HostOverrides)
 		blob(&s.Problems)
 		if d.Bad {
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	if !d.Done() {
-		return nil, false
+		return nil, nil, false
 	}
-	return out, true
+	return out, known, true
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -108,7 +109,7 @@ func TestInstalledMemo(t *testing.T) {
 		}, false},
 		{"corrupt memo (cut short)", corrupt(nil), false},
 		{"warm after cut", func() {}, true},
-		{"corrupt memo (garbage)", corrupt([]byte("skillpm installed memo v1 format " + Format + "\n\xff\xff\xff")), false},
+		{"corrupt memo (garbage)", corrupt([]byte(memoKind + "\n\xff\xff\xff")), false},
 		{"corrupt memo (empty)", corrupt([]byte{}), false},
 		{"warm after corruption", func() {}, true},
 	}
@@ -128,8 +129,55 @@ func TestInstalledMemo(t *testing.T) {
 	}
 }
 
-// A read-only call writes no memo, and a folder that cannot be read
-// leaves the set without one.
+// A set with a folder that cannot be read as a skill (broken YAML) has a
+// memo too: a call it serves reads only that folder again, so the error
+// is the one a fresh parse gives, and the folder fixed names another memo.
+func TestInstalledMemoUnreadable(t *testing.T) {
+	root := t.TempDir()
+	db := filepath.Join(t.TempDir(), FileName)
+	a := writeSkill(t, root, "alpha", "first")
+	broken := filepath.Join(root, "broken")
+	if err := os.MkdirAll(broken, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(broken, skill.FileName), []byte("---\nname: [broken\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{a, broken}
+	waitSettled(t, dirs...)
+	var loads atomic.Int32
+	opts := Options{Load: counting(&loads)}
+	fresh, _ := Installed(context.Background(), "", dirs, Options{})
+	if fresh[1].Err == nil {
+		t.Fatal("the broken skill parses; the test cannot tell")
+	}
+	for i, want := range []bool{false, true, true} {
+		loads.Store(0)
+		res, st := Installed(context.Background(), db, dirs, opts)
+		if st.Memo != want {
+			t.Errorf("call %d: served by the memo = %v, want %v (%+v)", i, st.Memo, want, st)
+		}
+		if want && loads.Load() != 1 {
+			t.Errorf("call %d: %d folders parsed; want only the broken one", i, loads.Load())
+		}
+		if !reflect.DeepEqual(res[0].Skill, fresh[0].Skill) || res[0].Err != nil {
+			t.Errorf("call %d: alpha = %+v, %v", i, res[0].Skill, res[0].Err)
+		}
+		if res[1].Err == nil || res[1].Err.Error() != fresh[1].Err.Error() || res[1].Cached {
+			t.Errorf("call %d: broken = %v (cached %v); want today's error %v", i, res[1].Err, res[1].Cached, fresh[1].Err)
+		}
+	}
+	time.Sleep(10 * time.Millisecond)
+	writeSkill(t, root, "broken", "fixed now")
+	waitSettled(t, dirs...)
+	res, st := Installed(context.Background(), db, dirs, opts)
+	if st.Memo || res[1].Err != nil || res[1].Skill.Description != "fixed now" {
+		t.Errorf("after the fix: memo %v, %+v, %v; want the fixed skill, parsed", st.Memo, res[1].Skill, res[1].Err)
+	}
+}
+
+// A read-only call writes no memo, and a folder without a fingerprint
+// (gone by the time it is stat'ed) leaves the set without one.
 func TestInstalledMemoNotWritten(t *testing.T) {
 	root := t.TempDir()
 	db := filepath.Join(t.TempDir(), FileName)
@@ -165,25 +213,30 @@ func TestMemoRoundTrip(t *testing.T) {
 	}`), &s); err != nil {
 		t.Fatal(err)
 	}
-	res := []Result{{Skill: s}, {Skill: Skill{Name: "bare"}}}
+	// The third folder could not be read: the memo says so, nothing more.
+	res := []Result{{Skill: s}, {Skill: Skill{Name: "bare"}}, {Skill: Skill{Name: "half"}, Err: errors.New("broken YAML")}}
 	b, err := encodeMemo(res)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, ok := decodeMemo(b, len(res))
+	got, known, ok := decodeMemo(b, len(res))
 	if !ok {
 		t.Fatal("decodeMemo failed")
 	}
 	for i := range res {
-		if !reflect.DeepEqual(got[i], res[i].Skill) {
-			t.Errorf("skill %d:\n got %+v\nwant %+v", i, got[i], res[i].Skill)
+		want := res[i].Skill
+		if res[i].Err != nil {
+			want = Skill{}
+		}
+		if known[i] != (res[i].Err == nil) || !reflect.DeepEqual(got[i], want) {
+			t.Errorf("skill %d: known %v,\n got %+v\nwant %+v", i, known[i], got[i], want)
 		}
 	}
-	if _, ok := decodeMemo(b, len(res)+1); ok {
-		t.Error("a memo of 2 skills was read for 3")
+	if _, _, ok := decodeMemo(b, len(res)+1); ok {
+		t.Error("a memo of 3 skills was read for 4")
 	}
 	for i := range len(b) {
-		if _, ok := decodeMemo(b[:i], len(res)); ok {
+		if _, _, ok := decodeMemo(b[:i], len(res)); ok {
 			t.Errorf("a memo cut at %d of %d bytes was read", i, len(b))
 		}
 	}
@@ -229,6 +282,7 @@ func TestDecodeMemoHostileCount(t *testing.T) {
 	} {
 		var e memo.Encoder
 		e.Num(1)
+		e.Num(1) // known
 		e.Str("name")
 		e.Str("description")
 		e.Str("")
@@ -236,7 +290,7 @@ func TestDecodeMemoHostileCount(t *testing.T) {
 		b := append(e.B, make([]byte, pad)...)
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		if _, ok := decodeMemo(b, 1); ok {
+		if _, _, ok := decodeMemo(b, 1); ok {
 			t.Errorf("%s: a memo of %d empty bytes was read", c.name, pad)
 		}
 		runtime.ReadMemStats(&after)
