@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -15,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/skillpm/skillpm/index"
+	"github.com/skillpm/skillpm/project"
 	"github.com/skillpm/skillpm/registry"
 )
 
@@ -210,4 +213,47 @@ func writeStartFixtures(proj, home string, n, searchN int) error {
 		return err
 	}
 	return index.PutCatalog(filepath.Join(home, index.FileName), entries, nil, 0)
+}
+
+// writeCheckPaths writes to file what bench/compare/checkfloor reads for
+// the project proj: for each of the default targets that exists, a
+// block of the target (relative to proj) and every folder and file its
+// installed skills hold (relative to the target), one per line; blocks
+// are separated by an empty line. It returns how many paths it wrote.
+// The target's own dot files (the install record) are no skill's.
+func writeCheckPaths(proj, file string) (int, error) {
+	var b strings.Builder
+	n := 0
+	for _, t := range project.DefaultTargets() {
+		root := filepath.Join(proj, t)
+		if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(t + "\n")
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || p == root {
+				return err
+			}
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				return err
+			}
+			if filepath.Dir(rel) == "." && (rel[0] == '.' || !d.IsDir()) {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			b.WriteString(filepath.ToSlash(rel) + "\n")
+			n++
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	return n, writeFile(file, []byte(b.String()), 0o644)
 }

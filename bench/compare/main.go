@@ -6,8 +6,9 @@
 //	go run ./bench/compare -cold                      # only the floor and cold installs
 //	go run ./bench/compare -only start,warm -n 100    # start-up and warm rows only
 //
-// It builds skillpm, the raw floor (bench/floor) and a hello-world
-// (bench/hello) with the same toolchain, starts the pinned distribution
+// It builds skillpm, the raw floor (bench/floor), a hello-world
+// (bench/hello) and the stat floors (bench/compare/listfloor and
+// checkfloor) with the same toolchain, starts the pinned distribution
 // registry on loopback (SKILLPM_REGISTRY_BIN, else
 // ${SKILLPM_TOOLS:-$HOME/.cache/skillpm-tools}/bin/registry, which
 // 'scripts/test tools' builds) with its storage in the work folder, publishes N synthetic skills of about
@@ -21,11 +22,19 @@
 //     there) into the default two targets;
 //   - an 'oras pull' loop, one process per skill, when an ORAS CLI is
 //     available (SKILLPM_ORAS_BIN, else $SKILLPM_TOOLS/bin/oras);
-//   - skillpm install, warm no-op; install --frozen; skillpm --version.
+//   - skillpm install, warm no-op; install --frozen (with -only warm, also
+//     status and verify); the stat floor of a warm check (checkfloor: an
+//     fstatat of every folder and file the installed skills hold in both
+//     targets, as a walk listed them before the rounds); skillpm
+//     --version. The warm installs are also given as a ratio of the stat
+//     floor.
 //
-// Process start is measured the same way against the hello-world:
-// --version, list of 1,000 installed skills, search over 10,000 indexed
-// skills and tools --json over 1,000. Every child runs under bench/rusage,
+// Process start is measured the same way against the hello-world: the
+// stat floor of list (listfloor: the discovery folders the fixture has
+// read, each skill's SKILL.md and tools.json fstatat'ed, a line printed
+// per skill), --version, list of 1,000 installed skills, search over
+// 10,000 indexed skills and tools --json over 1,000; list and tools
+// --json are also given as a ratio of the stat floor. Every child runs under bench/rusage,
 // which reports its wall time, CPU time and getrusage peak RSS; it is printed for every row and for a cold install of one
 // skill with a 200 MB asset (-big-mb).
 //
@@ -50,6 +59,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/skillpm/skillpm/install"
 )
 
 func main() {
@@ -65,7 +76,7 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the work folder")
 	baseBin := flag.String("base", "", "with -cold or -only start,warm, a second skillpm binary measured in the same rounds (before/after)")
 	coldOnly := flag.Bool("cold", false, "measure only the floor and the cold installs (no process start, oras or warm rows; the large skill only with an explicit -big-mb); the same as -only cold")
-	only := flag.String("only", "", "run only these rows, comma-separated: start (process start), warm (warm installs and --version; no cold installs, floor or oras), cold (as -cold)")
+	only := flag.String("only", "", "run only these rows, comma-separated: start (process start and the stat floor of list), warm (warm installs, status, verify, the stat floor of a warm check and --version; no cold installs, raw floor or oras), cold (as -cold)")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("bench/compare: ")
@@ -113,9 +124,12 @@ func main() {
 		build("./cmd/skillpm-sigstore", filepath.Join(bin, "skillpm-sigstore"))
 	}
 	floorBin, helloBin, rusageBin := filepath.Join(bin, "floor"), filepath.Join(bin, "hello"), filepath.Join(bin, "rusage")
+	listFloorBin, checkFloorBin := filepath.Join(bin, "listfloor"), filepath.Join(bin, "checkfloor")
 	build("./bench/floor", floorBin)
 	build("./bench/hello", helloBin)
 	build("./bench/rusage", rusageBin)
+	build("./bench/compare/listfloor", listFloorBin)
+	build("./bench/compare/checkfloor", checkFloorBin)
 
 	host, stop, err := startRegistry(ctx, *regBin, work)
 	check(err)
@@ -146,7 +160,8 @@ func main() {
 		*coldOnly = true
 	}
 	all := len(rows) == 0 && !*coldOnly
-	b := &bench{skillpm: *skillpmBin, floor: floorBin, hello: helloBin, rusage: rusageBin, oras: *orasBin, host: host, work: work, coldOnly: *coldOnly, base: *baseBin}
+	b := &bench{skillpm: *skillpmBin, floor: floorBin, hello: helloBin, rusage: rusageBin, oras: *orasBin, host: host, work: work, coldOnly: *coldOnly, base: *baseBin,
+		listFloor: listFloorBin, checkFloor: checkFloorBin}
 	b.warmOnly = rows["warm"]
 	if all || rows["start"] {
 		startupRows(b, *startRuns)
@@ -166,7 +181,8 @@ func main() {
 // bench holds the binaries and the registry every measurement uses.
 type bench struct {
 	skillpm, floor, hello, oras, rusage string
-	trash                               int // paths discarded so far (discard)
+	listFloor, checkFloor               string // the stat floors (bench/compare/listfloor, checkfloor)
+	trash                               int    // paths discarded so far (discard)
 	host, work                          string
 	coldOnly                            bool   // only the floor and the cold install
 	base                                string // with coldOnly, a skillpm to compare with
@@ -180,17 +196,31 @@ func startupRows(b *bench, rounds int) {
 	check(writeStartFixtures(proj, home, 1000, 10000))
 	env := []string{"SKILLPM_HOME=" + home, "HOME=" + filepath.Join(b.work, "start"), "NO_COLOR=1"}
 	cmds := []struct {
-		args   []string
-		note   string
-		target string
+		args    []string
+		note    string
+		target  string
+		vsFloor bool // also a ratio to the stat floor
 	}{
-		{[]string{"--version"}, "", "target <= 2x"},
-		{[]string{"list"}, " (1,000 installed)", "target <= 3x"},
-		{[]string{"search", "pdf", "topic-42"}, " (10,000 indexed)", "target <= 3x"},
-		{[]string{"tools", "--json"}, " (1,000 skills)", "target <= 3x"},
+		{[]string{"--version"}, "", "target <= 2x", false},
+		{[]string{"list"}, " (1,000 installed)", "target <= 3x", true},
+		{[]string{"search", "pdf", "topic-42"}, " (10,000 indexed)", "target <= 3x", false},
+		{[]string{"tools", "--json"}, " (1,000 skills)", "target <= 3x", true},
 	}
-	vs := []variant{{name: "hello-world (same toolchain)", run: func() sample { return b.exec(proj, env, b.hello) }}}
-	targets := []string{""}
+	// The discovery folders list reads (HOME is the user scope's root)
+	// that the fixture has.
+	var discovery []string
+	for _, d := range install.SearchDirs(proj, filepath.Join(b.work, "start")) {
+		if fi, err := os.Stat(d.Path); err == nil && fi.IsDir() {
+			discovery = append(discovery, d.Path)
+		}
+	}
+	vs := []variant{
+		{name: "hello-world (same toolchain)", run: func() sample { return b.exec(proj, env, b.hello) }},
+		{name: "stat floor: list 1,000", run: func() sample { return b.exec(proj, env, b.listFloor, discovery...) }},
+	}
+	const floorAt = 1
+	targets := []string{"", "stats and output only (bench/compare/listfloor)"}
+	vsFloor := []bool{false, false}
 	type bin struct{ label, path string }
 	bins := []bin{{"skillpm", b.skillpm}}
 	if b.base != "" {
@@ -201,13 +231,18 @@ func startupRows(b *bench, rounds int) {
 			vs = append(vs, variant{name: x.label + " " + strings.Join(c.args, " ") + c.note,
 				run: func() sample { return b.exec(proj, env, x.path, c.args...) }})
 			targets = append(targets, c.target)
+			vsFloor = append(vsFloor, c.vsFloor)
 		}
 	}
 	res := alternate(vs, rounds)
 	fmt.Printf("\nprocess start, %d rounds\n", rounds)
 	header("vs hello-world")
 	for i, r := range res {
-		row(r, res[0], targets[i])
+		note := targets[i]
+		if vsFloor[i] {
+			note += "; " + floorNote(r, res[floorAt])
+		}
+		row(r, res[0], note)
 	}
 }
 
@@ -306,11 +341,14 @@ func (b *bench) installRows(ctx context.Context, n, size, rounds int) {
 		}
 	}
 	warmAt := len(vs)
+	floor := b.checkFloorVariant(wproj, wenv)
 	vs = append(vs,
 		variant{name: "skillpm install, warm no-op", run: func() sample { return b.exec(wproj, wenv, b.skillpm, "install") }},
 		variant{name: "skillpm install --frozen, warm", run: func() sample { return b.exec(wproj, wenv, b.skillpm, "install", "--frozen") }},
+		floor.variant,
 		variant{name: "skillpm --version", run: func() sample { return b.exec(wproj, wenv, b.skillpm, "--version") }},
 	)
+	floorAt := len(vs) - 2
 	res := alternate(vs, rounds)
 	fmt.Printf("\nN=%d skills, %.1f MB (~%d KB each: SKILL.md, a reference, a script, a random binary asset); %d rounds\n",
 		n, float64(total)/1e6, size>>10, rounds)
@@ -323,8 +361,10 @@ func (b *bench) installRows(ctx context.Context, n, size, rounds int) {
 			row(r, res[0], "x floor (target <= 2x)")
 		case i < warmAt:
 			row(r, res[0], fmt.Sprintf("x floor; skillpm's cold install is %.1fx faster", float64(r.wall)/float64(res[1].wall)))
+		case i == floorAt:
+			row(r, res[len(res)-1], "x --version; "+floor.note)
 		case i < len(res)-1:
-			row(r, res[len(res)-1], "x --version (target <= 1.3x)")
+			row(r, res[len(res)-1], "x --version (target <= 1.3x); "+floorNote(r, res[floorAt]))
 		default:
 			row(r, r, "")
 		}
@@ -430,19 +470,43 @@ func (b *bench) warmRows(proj string, env []string, n int, total int64, rounds i
 			variant{name: x.label + " verify", run: func() sample { return b.exec(proj, env, x.path, "verify", "--policy", policy) }},
 		)
 	}
-	vs = append(vs, variant{name: "skillpm --version", run: func() sample { return b.exec(proj, env, b.skillpm, "--version") }})
+	floor := b.checkFloorVariant(proj, env)
+	vs = append(vs, floor.variant,
+		variant{name: "skillpm --version", run: func() sample { return b.exec(proj, env, b.skillpm, "--version") }})
 	res := alternate(vs, rounds)
 	fmt.Printf("\nN=%d skills, %.1f MB, warm only; %d rounds\n", n, float64(total)/1e6, rounds)
 	header("ratio")
-	version := res[len(res)-1]
+	version, floorRes := res[len(res)-1], res[len(res)-2]
 	for _, r := range res[:len(res)-1] {
 		note := "x --version"
-		if strings.Contains(r.name, " install") {
-			note += " (target <= 1.3x)"
+		switch {
+		case r.name == floor.name:
+			note += "; " + floor.note
+		case strings.Contains(r.name, " install"):
+			note += " (target <= 1.3x); " + floorNote(r, floorRes)
 		}
 		row(r, version, note)
 	}
 	row(version, version, "")
+}
+
+// statFloor is the stat floor of a warm check, ready to measure.
+type statFloor struct {
+	variant
+	note string // what the floor row says it did
+}
+
+// checkFloorVariant walks the targets of the installed project proj once
+// (not measured), writes the paths they hold for bench/compare/checkfloor
+// and returns the variant that runs it in proj.
+func (b *bench) checkFloorVariant(proj string, env []string) statFloor {
+	paths := filepath.Join(filepath.Dir(proj), "checkfloor-paths.txt")
+	n, err := writeCheckPaths(proj, paths)
+	check(err)
+	return statFloor{
+		variant: variant{name: "stat floor: warm check", run: func() sample { return b.exec(proj, env, b.checkFloor, paths) }},
+		note:    fmt.Sprintf("fstatat of %d paths (bench/compare/checkfloor)", n),
+	}
 }
 
 // ownHome returns env with SKILLPM_HOME moved to a new folder beside the

@@ -103,12 +103,18 @@ func header(ratio string) {
 // row prints r and its ratios to base.
 func row(r, base result, note string) {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
-	ratio := func(a, b time.Duration) string {
-		if b <= 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.2fx", float64(a)/float64(b))
-	}
 	fmt.Printf("  %-48s %10s %10s %8s %8s  %5.1f MB  %s\n", r.name, ms(r.wall), ms(r.cpu),
 		ratio(r.wall, base.wall), ratio(r.cpu, base.cpu), float64(r.rss)/(1<<20), note)
+}
+
+// floorNote gives r as a ratio of its stat floor, for a row's note.
+func floorNote(r, floor result) string {
+	return fmt.Sprintf("%s wall, %s cpu of the stat floor", ratio(r.wall, floor.wall), ratio(r.cpu, floor.cpu))
+}
+
+func ratio(a, b time.Duration) string {
+	if b <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", float64(a)/float64(b))
 }
