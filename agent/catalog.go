@@ -39,6 +39,11 @@ type Options struct {
 	// Dirs(Project, Home): Build then does not read those folders again
 	// ('skillpm list' has discovered them already).
 	Discovered []install.Entry
+	// SkillsOnly leaves the catalog's Tools and Conflicts empty, for
+	// callers that only look at its skills and problems ('skillpm
+	// list''s health check): a thousand skills' tool table is a fifth
+	// of what a build allocates.
+	SkillsOnly bool
 }
 
 // Skill is one effective skill.
@@ -202,6 +207,11 @@ func Build(ctx context.Context, opts Options) (*Catalog, error) {
 			loaded = append(loaded, sk)
 		}
 	}
+	if opts.SkillsOnly {
+		c.order = loaded
+		c.Skills = sortedByName(loaded)
+		return c, nil
+	}
 	c.setSkills(loaded)
 	return c, nil
 }
@@ -272,8 +282,14 @@ func (c *Catalog) setSkills(loaded []*Skill) {
 		}
 	}
 	c.order = loaded
-	c.Skills = append([]*Skill(nil), loaded...)
-	sort.SliceStable(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
+	c.Skills = sortedByName(loaded)
+}
+
+// sortedByName returns a copy of skills sorted by name, stably.
+func sortedByName(skills []*Skill) []*Skill {
+	out := append([]*Skill(nil), skills...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // declaredBefore reports whether the tool at index i has the name of an

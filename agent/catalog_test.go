@@ -88,6 +88,31 @@ func TestBuildConflicts(t *testing.T) {
 
 }
 
+// TestBuildSkillsOnly checks that a build for skills only has every
+// skill, skipped skill and problem a whole build has, and no tools.
+func TestBuildSkillsOnly(t *testing.T) {
+	home, project := fixture(t)
+	whole, err := Build(context.Background(), Options{Project: project, Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Build(context.Background(), Options{Project: project, Home: home, SkillsOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.Tools) == 0 || len(whole.Conflicts) == 0 {
+		t.Fatal("the fixture declares no tools, or none conflict: the test shows nothing")
+	}
+	if len(c.Tools) != 0 || len(c.Conflicts) != 0 {
+		t.Errorf("skills only: %d tools, %d conflicts; want none", len(c.Tools), len(c.Conflicts))
+	}
+	if !reflect.DeepEqual(c.Skills, whole.Skills) || !reflect.DeepEqual(c.Skipped, whole.Skipped) ||
+		!reflect.DeepEqual(c.Problems, whole.Problems) {
+		t.Errorf("skills only differs from a whole build:\n%+v %+v %+v\nwant\n%+v %+v %+v",
+			c.Skills, c.Skipped, c.Problems, whole.Skills, whole.Skipped, whole.Problems)
+	}
+}
+
 func TestBuildUsesIndex(t *testing.T) {
 	home, project := fixture(t)
 	opts := Options{Project: project, Home: home, IndexPath: filepath.Join(t.TempDir(), "index.db")}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/skillpm/skillpm/index"
@@ -62,16 +63,29 @@ func Screen(s *Skill, m index.Skill) (*Skill, *Skipped) {
 			issues = append(issues, Issue{Rule: d.Rule, Severity: d.Severity, Message: d.Message, Fix: d.Fix})
 		}
 	}
-	var tools []skill.Tool
+	// The tools that are served: s.Tools itself, uncopied, until one is
+	// not.
+	tools, dropped := s.Tools, false
 	for i, t := range s.Tools {
+		var is Issue
 		switch {
 		case t.Name == "":
-			issues = append(issues, Issue{Rule: "tool-name-missing", Severity: skill.SeverityError, Message: fmt.Sprintf("tool #%d has no name; it is not served", i+1), Fix: "add a name to the tool"})
+			is = Issue{Rule: "tool-name-missing", Severity: skill.SeverityError, Message: fmt.Sprintf("tool #%d has no name; it is not served", i+1), Fix: "add a name to the tool"}
 		case strings.TrimSpace(t.Description) == "":
-			issues = append(issues, Issue{Rule: "tool-description-missing", Severity: skill.SeverityError, Message: fmt.Sprintf("tool %q has no description; it is not served", t.Name), Fix: "describe what the tool does"})
+			is = Issue{Rule: "tool-description-missing", Severity: skill.SeverityError, Message: fmt.Sprintf("tool %q has no description; it is not served", t.Name), Fix: "describe what the tool does"}
 		default:
-			tools = append(tools, t)
+			if dropped {
+				tools = append(tools, t)
+			}
+			continue
 		}
+		issues = append(issues, is)
+		if !dropped {
+			tools, dropped = slices.Clone(s.Tools[:i]), true
+		}
+	}
+	if len(tools) == 0 {
+		tools = nil
 	}
 	s.Tools, s.Issues = tools, issues
 	return s, nil

@@ -110,7 +110,7 @@ func Health(cat *agent.Catalog) []string {
 // interrupted build returns no warnings: the listing is what was asked
 // for.
 func ListHealth(ctx context.Context, project, home, indexPath string, discovered []install.Entry) []string {
-	cat, err := agent.Build(ctx, agent.Options{Project: project, Home: home, IndexPath: indexPath, Discovered: discovered})
+	cat, err := agent.Build(ctx, agent.Options{Project: project, Home: home, IndexPath: indexPath, Discovered: discovered, SkillsOnly: true})
 	if err != nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -158,17 +159,33 @@ func fingerprintsIn(parent string, dirs []string, mds []fs.FileInfo, fps []Finge
 		return
 	}
 	defer d.Close()
+	// The SKILL.md stats the caller did not have (into a copy: mds is
+	// the caller's), then every tools.json.
+	bases := make([]string, len(dirs))
+	var mdNames []string
+	var at []int
 	for i, dir := range dirs {
-		base := filepath.Base(filepath.Clean(dir))
-		md := mds[i]
-		if md == nil {
-			if md, errs[i] = d.Stat(base + "/" + skill.FileName); errs[i] != nil {
-				continue
-			}
+		bases[i] = filepath.Base(filepath.Clean(dir))
+		if mds[i] == nil {
+			at = append(at, i)
+			mdNames = append(mdNames, bases[i]+"/"+skill.FileName)
 		}
-		tj, err := d.Stat(base + "/" + skill.ToolsFileName)
-		fps[i], errs[i] = fingerprint(dir, md, tj, err)
 	}
+	if len(at) > 0 {
+		mds = slices.Clone(mds)
+		d.StatEach(mdNames, func(j int, fi fs.FileInfo, err error) {
+			mds[at[j]], errs[at[j]] = fi, err
+		})
+	}
+	tjNames := make([]string, len(dirs))
+	for i, base := range bases {
+		tjNames[i] = base + "/" + skill.ToolsFileName
+	}
+	d.StatEach(tjNames, func(i int, tj fs.FileInfo, err error) {
+		if errs[i] == nil {
+			fps[i], errs[i] = fingerprint(dirs[i], mds[i], tj, err)
+		}
+	})
 }
 
 // stampOf returns fi's stamp and whether it carries the inode and ctime.

@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/binary"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"strconv"
 
@@ -42,21 +43,29 @@ const memoPerFolder = 64 << 10
 // memoKey names the memo of the folders dirs in the states fps, in the
 // memo folder beside the index at path.
 func memoKey(path string, dirs []string, fps []Fingerprint) string {
-	b := make([]byte, 0, len(dirs)*(len(dirs[0])+48))
-	stamp := func(s Stamp) {
-		b = binary.AppendVarint(b, s.Size)
-		b = binary.AppendVarint(b, s.ModTime)
-		b = binary.AppendUvarint(b, s.Ino)
-		b = binary.AppendVarint(b, s.Change)
-	}
-	for i, d := range dirs {
-		b = binary.AppendUvarint(b, uint64(len(d)))
-		b = append(b, d...)
-		stamp(fps[i].SkillMD)
-		stamp(fps[i].ToolsJSON)
-		b = binary.AppendVarint(b, fps[i].Dir)
-	}
-	return memo.Key(filepath.Join(filepath.Dir(path), MemoDirName), memoKind, b)
+	return memo.KeyFunc(filepath.Join(filepath.Dir(path), MemoDirName), memoKind, func(w io.Writer) {
+		// Written a few kilobytes at a time: the whole is a hundred
+		// kilobytes for a thousand skills.
+		b := make([]byte, 0, 4<<10)
+		stamp := func(s Stamp) {
+			b = binary.AppendVarint(b, s.Size)
+			b = binary.AppendVarint(b, s.ModTime)
+			b = binary.AppendUvarint(b, s.Ino)
+			b = binary.AppendVarint(b, s.Change)
+		}
+		for i, d := range dirs {
+			b = binary.AppendUvarint(b, uint64(len(d)))
+			b = append(b, d...)
+			stamp(fps[i].SkillMD)
+			stamp(fps[i].ToolsJSON)
+			b = binary.AppendVarint(b, fps[i].Dir)
+			if len(b) >= 3<<10 {
+				w.Write(b)
+				b = b[:0]
+			}
+		}
+		w.Write(b)
+	})
 }
 
 // readMemo returns the metadata of n folders remembered at key, and for
@@ -64,11 +73,11 @@ func memoKey(path string, dirs []string, fps []Fingerprint) string {
 // read again); ok is false when there is no memo, or it is larger than
 // its bound or does not decode (a corrupt memo is no answer).
 func readMemo(key string, n int) (skills []Skill, known []bool, ok bool) {
-	b, ok := memo.Read(key, memoKind, n*memoPerFolder)
+	d, ok := memo.ReadDecoder(key, memoKind, n*memoPerFolder)
 	if !ok {
 		return nil, nil, false
 	}
-	return decodeMemo(b, n)
+	return decodeMemo(d, n)
 }
 
 // writeMemo remembers the metadata of res at key (best effort).
@@ -132,10 +141,9 @@ func encodeMemo(res []Result) ([]byte, error) {
 	return e.B, err
 }
 
-// decodeMemo reads what encodeMemo wrote for n folders; ok is false for
+// decodeMemo reads from d what encodeMemo wrote for n folders; ok is false for
 // anything else.
-func decodeMemo(b []byte, n int) (out []Skill, known []bool, ok bool) {
-	d := memo.NewDecoder(b)
+func decodeMemo(d *memo.Decoder, n int) (out []Skill, known []bool, ok bool) {
 	if d.Num() != n || d.Bad {
 		return nil, nil, false
 	}
@@ -156,17 +164,12 @@ func decodeMemo(b []byte, n int) (out []Skill, known []bool, ok bool) {
 		}
 		return nil
 	}
-	// blob decodes JSON into v when there is any; a bad one marks d.
-	blob := func(v any) bool {
-		s := d.Str()
-		if s == "" || d.Bad {
-			return false
+	// decodeJSON decodes the JSON s, when there is any, into v.
+	var bad bool
+	decodeJSON := func(s string, v any) {
+		if s != "" && json.Unmarshal([]byte(s), v) != nil {
+			bad = true
 		}
-		if json.Unmarshal([]byte(s), v) != nil {
-			d.Bad = true
-			return false
-		}
-		return true
 	}
 	out, known = make([]Skill, n), make([]bool, n)
 	for i := range out {
@@ -194,25 +197,17 @@ func decodeMemo(b []byte, n int) (out []Skill, known []bool, ok bool) {
 				}
 				t.TimeoutSeconds = timeout
 				t.Source, t.Format = skill.ToolSource(d.Str()), skill.ToolFormat(d.Str())
-				if deps := new(skill.ToolDeps); blob(deps) {
-					t.Dependencies = deps
-				}
-				if c := new(skill.ToolConfirm); blob(c) {
-					t.Confirmation = c
-				}
+				t.Dependencies = jsonOf[skill.ToolDeps](d.Str(), &bad)
+				t.Confirmation = jsonOf[skill.ToolConfirm](d.Str(), &bad)
 			}
 		}
 		s.Secrets = strs()
-		if p := new(skill.Permissions); blob(p) {
-			s.Permissions = p
-		}
+		s.Permissions = jsonOf[skill.Permissions](d.Str(), &bad)
 		s.RequireConfirmation = strs()
-		if w := new(skill.WhenToUse); blob(w) {
-			s.WhenToUse = w
-		}
-		blob(&s.HostOverrides)
-		blob(&s.Problems)
-		if d.Bad {
+		s.WhenToUse = jsonOf[skill.WhenToUse](d.Str(), &bad)
+		decodeJSON(d.Str(), &s.HostOverrides)
+		decodeJSON(d.Str(), &s.Problems)
+		if d.Bad || bad {
 			return nil, nil, false
 		}
 	}
@@ -220,4 +215,18 @@ func decodeMemo(b []byte, n int) (out []Skill, known []bool, ok bool) {
 		return nil, nil, false
 	}
 	return out, known, true
+}
+
+// jsonOf decodes the JSON s into a new T, or returns nil when s is empty
+// (most are: nothing is allocated for them); a bad one sets *bad.
+func jsonOf[T any](s string, bad *bool) *T {
+	if s == "" {
+		return nil
+	}
+	v := new(T)
+	if json.Unmarshal([]byte(s), v) != nil {
+		*bad = true
+		return nil
+	}
+	return v
 }

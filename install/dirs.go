@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/skillpm/skillpm/internal/statat"
+	"github.com/skillpm/skillpm/skill"
 )
 
 // Scope says whose a discovery folder is.
@@ -132,13 +133,13 @@ func discoverIn(d Dir, all *[]Entry) (ok bool) {
 		return false
 	}
 	defer dir.Close()
-	ents, err := dir.ReadDir()
+	names, err := dir.Names()
 	if err != nil {
 		return false
 	}
 	// Sorted before the (large) entries are built, not after.
-	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	*all = slices.Grow(*all, len(ents))
+	slices.Sort(names)
+	*all = slices.Grow(*all, len(names))
 	rec := newRecord()
 	if d.Bounds.Check(d.Path) == nil {
 		if r, err := ReadRecord(d.Path); err == nil {
@@ -149,22 +150,26 @@ func discoverIn(d Dir, all *[]Entry) (ok bool) {
 	// no separator and is not "." or "..": the folder's path cleaned once.
 	prefix := filepath.Join(d.Path, "x")
 	prefix = prefix[:len(prefix)-1]
-	for _, e := range ents {
-		name := e.Name()
-		if name[0] == '.' {
+	// A folder is a skill when name/SKILL.md is a regular file. That
+	// stat also answers whether name is a folder (or a link to one): the
+	// path resolves through nothing else, so no entry is stat'ed twice.
+	var mds []string
+	for _, name := range names {
+		if name[0] != '.' {
+			mds = append(mds, name+"/"+skill.FileName)
+		}
+	}
+	found := make([]fs.FileInfo, len(mds))
+	dir.StatEach(mds, func(i int, fi fs.FileInfo, err error) {
+		if err == nil && fi.Mode().IsRegular() {
+			found[i] = fi
+		}
+	})
+	for i, md := range found {
+		if md == nil {
 			continue
 		}
-		// A directory's entry type says so without a stat; a symlink
-		// (or a file system that does not report types) is followed.
-		if !e.IsDir() {
-			if fi, err := dir.Stat(name); err != nil || !fi.IsDir() {
-				continue
-			}
-		}
-		md, err := dir.Stat(name + "/SKILL.md")
-		if err != nil || !md.Mode().IsRegular() {
-			continue
-		}
+		name := mds[i][:len(mds[i])-len(skill.FileName)-1]
 		en := Entry{Name: name, Path: prefix + name, Root: d, SkillMD: md}
 		if r := rec.Skills[name]; r != nil {
 			en.Managed, en.Version = true, r.Version
@@ -175,8 +180,9 @@ func discoverIn(d Dir, all *[]Entry) (ok bool) {
 	return true
 }
 
-// Effective returns the winning entries, sorted by name.
-func Effective(entries []Entry) []Entry {
+// Effective returns the winning entries, sorted by name, by pointer into
+// entries (an Entry is large).
+func Effective(entries []Entry) []*Entry {
 	// Their indexes are sorted, not the entries: an Entry is large, and
 	// sorting a thousand of them was mostly copying.
 	var idx []int
@@ -186,12 +192,12 @@ func Effective(entries []Entry) []Entry {
 		}
 	}
 	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(entries[a].Name, entries[b].Name) })
-	var out []Entry
+	var out []*Entry
 	if len(idx) > 0 {
-		out = make([]Entry, len(idx))
+		out = make([]*Entry, len(idx))
 	}
 	for i, j := range idx {
-		out[i] = entries[j]
+		out[i] = &entries[j]
 	}
 	return out
 }

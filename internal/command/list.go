@@ -45,16 +45,22 @@ Examples:
 				dirs[i].Bounds.Allow = cfg.AllowTargetOutside
 			}
 			all := install.Discover(dirs)
-			entries := all
-			if !c.Bool("all") {
+			var entries []*install.Entry
+			if c.Bool("all") {
+				entries = make([]*install.Entry, len(all))
+				for i := range all {
+					entries[i] = &all[i]
+				}
+			} else {
 				entries = install.Effective(all)
 			}
 			// The catalog's health check discovers the same folders
 			// when they are read the same way (no target outside the
-			// project allowed, no folder listed twice): reuse them.
+			// project allowed, no folder listed twice): reuse them (it
+			// only reads them).
 			var discovered []install.Entry
 			if len(cfg.AllowTargetOutside) == 0 && len(agent.Dirs(dir, home)) == len(dirs) {
-				discovered = append(make([]install.Entry, 0, len(all)), all...)
+				discovered = all
 			}
 			idx, _ := IndexPath()
 			warn(e, catalog.ListHealth(c.Context, dir, home, idx, discovered))
@@ -112,7 +118,7 @@ func RelTo(base, p string) string {
 // shadowNote says what an effective skill overrides. The copies skillpm
 // installed of the same version into other targets are "also in", not
 // shadowed: agents see the same skill either way.
-func shadowNote(dir string, en install.Entry, byPath map[string]*install.Entry) string {
+func shadowNote(dir string, en *install.Entry, byPath map[string]*install.Entry) string {
 	var shadows, twins []string
 	for _, p := range en.Shadows {
 		if o, ok := byPath[p]; ok && en.Managed && o.Managed && o.Version == en.Version {

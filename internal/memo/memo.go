@@ -11,9 +11,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"unsafe"
 
 	"github.com/skillpm/skillpm/internal/boundedfile"
 )
@@ -27,10 +29,16 @@ const Keep = 32
 // output changes must change its kind, so it never reads a memo written
 // by another version.
 func Key(dir, kind string, data []byte) string {
+	return KeyFunc(dir, kind, func(w io.Writer) { w.Write(data) })
+}
+
+// KeyFunc is Key of the data write writes, for data too large to hold
+// at once.
+func KeyFunc(dir, kind string, write func(w io.Writer)) string {
 	h := sha256.New()
 	h.Write([]byte(kind))
 	h.Write([]byte{0})
-	h.Write(data)
+	write(h)
 	return filepath.Join(dir, hex.EncodeToString(h.Sum(nil)))
 }
 
@@ -45,6 +53,21 @@ func Read(key, kind string, limit int) (data []byte, ok bool) {
 	}
 	rest, ok := bytes.CutPrefix(b, []byte(kind+"\n"))
 	return rest, ok
+}
+
+// ReadDecoder is Read, returning a Decoder over the memo. A decoder
+// made with NewDecoder copies its bytes; this one owns the buffer it
+// read, and decodes from it in place.
+func ReadDecoder(key, kind string, limit int) (*Decoder, bool) {
+	b, ok := Read(key, kind, limit)
+	if !ok {
+		return nil, false
+	}
+	if len(b) == 0 {
+		return &Decoder{}, true
+	}
+	// Nothing else holds b: its bytes cannot change under the string.
+	return &Decoder{data: unsafe.String(&b[0], len(b))}, true
 }
 
 // Write leaves the memo data at key, prefixed with kind; best effort

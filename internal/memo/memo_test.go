@@ -3,7 +3,6 @@ package memo
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -24,12 +23,27 @@ func TestMemo(t *testing.T) {
 	if _, ok := Read(k, "kind v2", 100); ok {
 		t.Error("a memo of another kind was read")
 	}
+	var e Encoder
+	e.Str("héllo")
+	e.Str("x")
+	k2 := Key(dir, "kind v1", []byte("coded"))
+	Write(k2, "kind v1", e.B)
+	if d, ok := ReadDecoder(k2, "kind v1", 100); !ok || d.Str() != "héllo" || d.Str() != "x" || !d.Done() {
+		t.Errorf("ReadDecoder of an encoded memo: ok = %v", ok)
+	}
+	if d, ok := ReadDecoder(k, "kind v1", 100); !ok || d.Str() != "" || !d.Bad {
+		t.Errorf("ReadDecoder of %q decoded a string", "decoded")
+	}
+	if _, ok := ReadDecoder(k, "kind v2", 100); ok {
+		t.Error("ReadDecoder read a memo of another kind")
+	}
 	if _, ok := Read(k, "kind v1", 3); ok {
 		t.Error("a memo over the limit was read")
 	}
 	// The folder keeps the newest Keep memos.
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(k, old, old)
+	os.Chtimes(k2, old, old)
 	for i := range Keep {
 		Write(Key(dir, "kind v1", []byte(fmt.Sprint(i))), "kind v1", nil)
 	}
@@ -37,7 +51,9 @@ func TestMemo(t *testing.T) {
 	if len(entries) != Keep {
 		t.Errorf("%d memos kept; want %d", len(entries), Keep)
 	}
-	if _, err := os.Stat(filepath.Join(k)); err == nil {
-		t.Error("the oldest memo was kept")
+	for _, k := range []string{k, k2} {
+		if _, err := os.Stat(k); err == nil {
+			t.Error("an oldest memo was kept")
+		}
 	}
 }

@@ -2,9 +2,11 @@ package statat
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -49,8 +51,56 @@ func TestStatIsOsStat(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) || pe.Path != filepath.Join(sub, "tools.json") {
 		t.Errorf("Stat of a missing file: %v; want a *fs.PathError naming %s, fs.ErrNotExist", err, filepath.Join(sub, "tools.json"))
 	}
-	ents, err := d.ReadDir()
+	ents, err := d.Names()
 	if want := len(names) / 2; err != nil || len(ents) != want {
-		t.Errorf("ReadDir = %d entries, %v; want %d", len(ents), err, want)
+		t.Errorf("Names = %d entries, %v; want %d", len(ents), err, want)
+	}
+}
+
+// TestStatEach checks that StatEach answers each name once, as Stat does,
+// also when the names are many enough to be spread over goroutines.
+func TestStatEach(t *testing.T) {
+	root := t.TempDir()
+	var names []string
+	for i := range 3*perWorker + 5 {
+		name := fmt.Sprintf("s%03d/SKILL.md", i)
+		names = append(names, name)
+		if i%7 == 3 {
+			continue // missing
+		}
+		if err := os.MkdirAll(filepath.Join(root, fmt.Sprintf("s%03d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), make([]byte, i), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, n := range []int{0, 1, perWorker, len(names)} {
+		var mu sync.Mutex
+		calls := make([]int, n)
+		d.StatEach(names[:n], func(i int, fi fs.FileInfo, err error) {
+			mu.Lock()
+			calls[i]++
+			mu.Unlock()
+			want, werr := os.Stat(filepath.Join(root, filepath.FromSlash(names[i])))
+			switch {
+			case werr != nil:
+				if !errors.Is(err, fs.ErrNotExist) || fi != nil {
+					t.Errorf("%s: %v, %v; want not found", names[i], fi, err)
+				}
+			case err != nil || fi.Size() != want.Size() || !fi.ModTime().Equal(want.ModTime()):
+				t.Errorf("%s: %v, %v; want size %d", names[i], fi, err, want.Size())
+			}
+		})
+		for i, c := range calls {
+			if c != 1 {
+				t.Errorf("%d names: %s answered %d times", n, names[i], c)
+			}
+		}
 	}
 }

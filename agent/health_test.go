@@ -1,0 +1,54 @@
+package agent
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/skillpm/skillpm/index"
+	"github.com/skillpm/skillpm/skill"
+)
+
+func TestScreenDropsToolsInOrder(t *testing.T) {
+	tool := func(name, desc string) skill.Tool { return skill.Tool{Name: name, Description: desc} }
+	names := func(ts []skill.Tool) []string {
+		var out []string
+		for _, t := range ts {
+			out = append(out, t.Name)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		tools  []skill.Tool
+		served []string
+		issues []string
+	}{
+		{"all served", []skill.Tool{tool("a", "A"), tool("b", "B")}, []string{"a", "b"}, nil},
+		{"none", nil, nil, nil},
+		{"first dropped", []skill.Tool{tool("", "A"), tool("b", "B")}, []string{"b"}, []string{"tool-name-missing"}},
+		{"middle dropped", []skill.Tool{tool("a", "A"), tool("b", " "), tool("c", "C"), tool("", "D"), tool("e", "E")},
+			[]string{"a", "c", "e"}, []string{"tool-description-missing", "tool-name-missing"}},
+		{"all dropped", []skill.Tool{tool("a", ""), tool("", "B")}, nil, []string{"tool-description-missing", "tool-name-missing"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := slices.Clone(tc.tools)
+			s, skip := Screen(&Skill{Name: "x", Tools: in}, index.Skill{Name: "x", Description: "d"})
+			if skip != nil {
+				t.Fatalf("skipped: %+v", skip)
+			}
+			if got := names(s.Tools); !slices.Equal(got, tc.served) || (tc.served == nil && s.Tools != nil) {
+				t.Errorf("served %q (nil %v); want %q", got, s.Tools == nil, tc.served)
+			}
+			var rules []string
+			for _, is := range s.Issues {
+				rules = append(rules, is.Rule)
+			}
+			if !slices.Equal(rules, tc.issues) {
+				t.Errorf("issues %q; want %q", rules, tc.issues)
+			}
+			if !slices.Equal(names(in), names(tc.tools)) {
+				t.Errorf("the declared tools became %q", names(in))
+			}
+		})
+	}
+}
