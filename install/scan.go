@@ -1,7 +1,6 @@
 package install
 
 import (
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -28,8 +27,8 @@ const prescanMin = 16
 // that folder, so that its verdicts hold of the folders plan sees. With
 // memoDir, it keeps the folder memo of target there (folders.go).
 func prescan(target string, rec *Record, owner string, root *os.Root, memoDir string) {
-	var todo []*RecordSkill
-	var names []string
+	todo := make([]*RecordSkill, 0, len(rec.Skills))
+	names := make([]string, 0, len(rec.Skills))
 	for name, r := range rec.Skills {
 		if r.Tree != "" && r.Stat != "" && ownedBy(r, owner) {
 			todo = append(todo, r)
@@ -80,17 +79,33 @@ func prescan(target string, rec *Record, owner string, root *os.Root, memoDir st
 		}
 		wg.Wait()
 	}
-	if useMemo {
+	if useMemo && !memoHolds(known, todo, names, seen) {
 		next := folderMemo{}
 		for i, r := range todo {
 			if seen[i] != "" {
 				next[names[i]] = folderKnown{Stat: r.Stat, Seen: seen[i]}
 			}
 		}
-		if !maps.Equal(next, known) {
-			writeFolderMemo(memoDir, target, next)
-		}
+		writeFolderMemo(memoDir, target, next)
 	}
+}
+
+// memoHolds reports whether the folder memo known is the one prescan
+// would write after finding seen of the folders names (distinct) of the
+// record entries todo: exactly the folders with a seen, each with its
+// entry's fingerprint. A warm run finds it so, and writes nothing.
+func memoHolds(known folderMemo, todo []*RecordSkill, names []string, seen []folderSeen) bool {
+	n := 0
+	for i, r := range todo {
+		if seen[i] == "" {
+			continue
+		}
+		if k, ok := known[names[i]]; !ok || k != (folderKnown{Stat: r.Stat, Seen: seen[i]}) {
+			return false
+		}
+		n++
+	}
+	return n == len(known)
 }
 
 // scanVerdict is what prescan found of a managed folder.
