@@ -20,11 +20,11 @@ func recordFromMemo(dir string, data []byte) (*Record, bool) {
 	if dir == "" {
 		return nil, false
 	}
-	b, ok := memo.Read(memo.Key(dir, recordMemoKind, data), recordMemoKind, 2*len(data)+64)
+	d, ok := memo.ReadDecoder(memo.Key(dir, recordMemoKind, data), recordMemoKind, 2*len(data)+64)
 	if !ok {
 		return nil, false
 	}
-	return decodeRecordMemo(b)
+	return decodeRecordMemo(d)
 }
 
 // rememberRecord leaves the memo of r, decoded and checked from data.
@@ -61,10 +61,9 @@ func encodeRecordMemo(r *Record) []byte {
 	return e.B
 }
 
-// decodeRecordMemo reads what encodeRecordMemo wrote; ok is false for
-// anything else.
-func decodeRecordMemo(b []byte) (*Record, bool) {
-	d := memo.NewDecoder(b)
+// decodeRecordMemo reads what encodeRecordMemo wrote from d; ok is false
+// for anything else.
+func decodeRecordMemo(d *memo.Decoder) (*Record, bool) {
 	var skill func(depth int) *RecordSkill
 	skill = func(depth int) *RecordSkill {
 		s := &RecordSkill{Version: d.Str(), Repository: d.Str(), Manifest: d.Str(), Tree: d.Str(), Stat: d.Str(), Owner: d.Str()}

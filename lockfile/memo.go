@@ -27,8 +27,8 @@ func ReadMemo(path, dir string) (*File, error) {
 		return nil, err
 	}
 	key := memo.Key(dir, memoKind, data)
-	if b, ok := memo.Read(key, memoKind, 2*len(data)+64); ok {
-		if f, ok := decodeMemo(b); ok {
+	if d, ok := memo.ReadDecoder(key, memoKind, 2*len(data)+64); ok {
+		if f, ok := decodeMemo(d); ok {
 			return f, nil
 		}
 	}
@@ -72,9 +72,9 @@ func encodeMemo(f *File) []byte {
 	return e.B
 }
 
-// decodeMemo reads what encodeMemo wrote; ok is false for anything else.
-func decodeMemo(b []byte) (f *File, ok bool) {
-	d := memo.NewDecoder(b)
+// decodeMemo reads what encodeMemo wrote from d; ok is false for
+// anything else.
+func decodeMemo(d *memo.Decoder) (f *File, ok bool) {
 	f = &File{LockVersion: d.Num(), Inputs: d.Str()}
 	n := d.Count(7) // six strings and the flags each
 	if d.Bad {
