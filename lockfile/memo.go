@@ -19,12 +19,24 @@ const memoKind = "skillpm lock memo v2"
 // dir: a lock whose bytes were decoded before is not decoded again. A
 // missing lock returns ErrNotFound; "" for dir is Read.
 func ReadMemo(path, dir string) (*File, error) {
-	if dir == "" {
-		return Read(path)
-	}
 	data, err := readBytes(path)
 	if err != nil {
 		return nil, err
+	}
+	return ParseMemo(path, data, dir)
+}
+
+// ParseMemo is ReadMemo for data, the bytes of the lock at path (named
+// in errors) that the caller read as Read does (at most MaxFileSize
+// bytes): a warm install has read them already, for the digest of what
+// it depends on.
+func ParseMemo(path string, data []byte, dir string) (*File, error) {
+	if dir == "" {
+		f, err := Parse(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return f, nil
 	}
 	key := memo.Key(dir, memoKind, data)
 	if d, ok := memo.ReadDecoder(key, memoKind, 2*len(data)+64); ok {
