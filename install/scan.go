@@ -53,32 +53,25 @@ func prescan(target string, rec *Record, owner string, root *os.Root, memoDir st
 	// changed after the check with the same ctime (folders.go).
 	since := time.Now().Add(-folderMargin).UnixNano()
 	seen := make([]folderSeen, len(todo))
-	check := func(s *statScratch, i int) {
-		r := todo[i]
-		k := known[names[i]]
-		if k.Stat != r.Stat {
-			k.Seen = ""
-		}
-		r.scan, seen[i] = d.unchanged(s, target, names[i], r, fills, k.Seen, since)
-	}
+	// The caller checks one share itself: one goroutine fewer to start.
 	workers := min(runtime.GOMAXPROCS(0), 8, len(todo)/prescanMin+1)
-	if workers <= 1 {
+	share := func(w int) {
 		var s statScratch
-		for i := range todo {
-			check(&s, i)
+		for i := w; i < len(todo); i += workers {
+			r := todo[i]
+			k := known[names[i]]
+			if k.Stat != r.Stat {
+				k.Seen = ""
+			}
+			r.scan, seen[i] = d.unchanged(&s, target, names[i], r, fills, k.Seen, since)
 		}
-	} else {
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Go(func() {
-				var s statScratch
-				for i := w; i < len(todo); i += workers {
-					check(&s, i)
-				}
-			})
-		}
-		wg.Wait()
 	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Go(func() { share(w) })
+	}
+	share(0)
+	wg.Wait()
 	if useMemo && !memoHolds(known, todo, names, seen) {
 		next := folderMemo{}
 		for i, r := range todo {
