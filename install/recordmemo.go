@@ -1,6 +1,8 @@
 package install
 
 import (
+	"io"
+
 	"github.com/skillpm/skillpm/internal/memo"
 )
 
@@ -15,12 +17,22 @@ import (
 // RecordSkill change (TestRecordMemoCoversFields fails until then).
 const recordMemoKind = "skillpm install record memo v1"
 
-// recordFromMemo returns the record remembered for data, if any.
-func recordFromMemo(dir string, data []byte) (*Record, bool) {
-	if dir == "" {
-		return nil, false
-	}
-	d, ok := memo.ReadDecoder(memo.Key(dir, recordMemoKind, data), recordMemoKind, 2*len(data)+64)
+// recordKey returns the key (memo.Key) of the record memo in dir for the
+// bytes r yields, up to MaxRecordSize+1 of them, and how many it read.
+// It hashes them through a small buffer rather than holding them: a
+// warm run's memo is found, and the record's bytes are not needed.
+func recordKey(dir string, r io.Reader) (key string, n int64, err error) {
+	buf := make([]byte, 16<<10)
+	key = memo.KeyFunc(dir, recordMemoKind, func(w io.Writer) {
+		n, err = io.CopyBuffer(w, io.LimitReader(r, MaxRecordSize+1), buf)
+	})
+	return key, n, err
+}
+
+// recordFromMemo returns the record remembered at key (recordKey) for a
+// record of size bytes, if any.
+func recordFromMemo(key string, size int64) (*Record, bool) {
+	d, ok := memo.ReadDecoder(key, recordMemoKind, int(2*size+64))
 	if !ok {
 		return nil, false
 	}
