@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -53,11 +54,18 @@ func prescan(target string, rec *Record, owner string, root *os.Root, memoDir st
 	// changed after the check with the same ctime (folders.go).
 	since := time.Now().Add(-folderMargin).UnixNano()
 	seen := make([]folderSeen, len(todo))
-	// The caller checks one share itself: one goroutine fewer to start.
+	// The caller checks folders too: one goroutine fewer to start. Each
+	// takes the next folder not yet taken, so that the caller, which
+	// starts first, is not left waiting for a worker that started late.
 	workers := min(runtime.GOMAXPROCS(0), 8, len(todo)/prescanMin+1)
-	share := func(w int) {
+	var taken atomic.Int64
+	share := func() {
 		var s statScratch
-		for i := w; i < len(todo); i += workers {
+		for {
+			i := int(taken.Add(1) - 1)
+			if i >= len(todo) {
+				return
+			}
 			r := todo[i]
 			k := known[names[i]]
 			if k.Stat != r.Stat {
@@ -67,10 +75,10 @@ func prescan(target string, rec *Record, owner string, root *os.Root, memoDir st
 		}
 	}
 	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		wg.Go(func() { share(w) })
+	for range workers - 1 {
+		wg.Go(share)
 	}
-	share(0)
+	share()
 	wg.Wait()
 	if useMemo && !memoHolds(known, todo, names, seen) {
 		next := folderMemo{}
