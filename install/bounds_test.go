@@ -274,6 +274,14 @@ func TestReadRecordRejectsHostileRecords(t *testing.T) {
 			if !errors.Is(err, ErrBadRecord) || !strings.Contains(err.Error(), filepath.Join(dir, RecordName)) {
 				t.Errorf("ReadRecord = %v; want ErrBadRecord naming the file", err)
 			}
+			// Through a memo folder too, read twice (no memo, then
+			// whatever the first read left).
+			memos := t.TempDir()
+			for range 2 {
+				if _, err := readRecordAt(dir, memos); !errors.Is(err, ErrBadRecord) {
+					t.Errorf("readRecordAt = %v; want ErrBadRecord", err)
+				}
+			}
 		})
 	}
 	t.Run("too large", func(t *testing.T) {
@@ -286,6 +294,10 @@ func TestReadRecordRejectsHostileRecords(t *testing.T) {
 		}
 		if _, err := ReadRecord(dir); !errors.Is(err, ErrBadRecord) || !strings.Contains(err.Error(), "larger than") {
 			t.Errorf("ReadRecord = %v; want a size refusal", err)
+		}
+		// Through a memo folder, which only hashes the bytes, too.
+		if _, err := readRecordAt(dir, t.TempDir()); !errors.Is(err, ErrBadRecord) || !strings.Contains(err.Error(), "larger than") {
+			t.Errorf("readRecordAt = %v; want a size refusal", err)
 		}
 	})
 	t.Run("link", func(t *testing.T) {

@@ -55,11 +55,10 @@ const maxFolderMemo = 16 << 20
 // readFolderMemo returns the folder memo of target kept in memoDir, or
 // nil.
 func readFolderMemo(memoDir, target string) folderMemo {
-	b, ok := memo.Read(memo.Key(memoDir, folderMemoKind, []byte(target)), folderMemoKind, maxFolderMemo)
+	d, ok := memo.ReadDecoder(memo.Key(memoDir, folderMemoKind, []byte(target)), folderMemoKind, maxFolderMemo)
 	if !ok {
 		return nil
 	}
-	d := memo.NewDecoder(b)
 	n := d.Count(3) // a name and two strings each
 	if d.Bad {
 		return nil

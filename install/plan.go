@@ -61,7 +61,7 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		prescan(target, p.rec, opts.Owner, p.root, opts.RecordMemo)
 	}
 	rec := p.rec
-	wanted := map[string]bool{}
+	wanted := make(map[string]bool, len(lock.Skills))
 	for _, s := range lock.Skills {
 		if !skill.ValidName(s.Name) {
 			return p, fmt.Errorf("install: %q is not a valid skill name; refusing to use it as a folder name", s.Name)

@@ -119,15 +119,29 @@ func readRecord(root *os.Root, target, memoDir string) (*Record, error) {
 	if ofi, err := f.Stat(); err != nil || !os.SameFile(fi, ofi) {
 		return nil, bad("it changed while it was read")
 	}
+	if memoDir != "" {
+		// A warm run needs only the digest of the bytes (recordKey);
+		// they are read whole only to be decoded, from the start again.
+		key, n, err := recordKey(memoDir, f)
+		if err != nil {
+			return nil, bad("cannot read it: %v", err)
+		}
+		if n > MaxRecordSize {
+			return nil, bad("larger than %d bytes", MaxRecordSize)
+		}
+		if r, ok := recordFromMemo(key, n); ok {
+			return r, nil
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, bad("cannot read it: %v", err)
+		}
+	}
 	data, err := readAllSized(io.LimitReader(f, MaxRecordSize+1), min(max(fi.Size(), 0), MaxRecordSize)+1)
 	if err != nil {
 		return nil, bad("cannot read it: %v", err)
 	}
 	if len(data) > MaxRecordSize {
 		return nil, bad("larger than %d bytes", MaxRecordSize)
-	}
-	if r, ok := recordFromMemo(memoDir, data); ok {
-		return r, nil
 	}
 	var r Record
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -1,6 +1,8 @@
 package install
 
 import (
+	"io"
+
 	"github.com/skillpm/skillpm/internal/memo"
 )
 
@@ -15,16 +17,26 @@ import (
 // RecordSkill change (TestRecordMemoCoversFields fails until then).
 const recordMemoKind = "skillpm install record memo v1"
 
-// recordFromMemo returns the record remembered for data, if any.
-func recordFromMemo(dir string, data []byte) (*Record, bool) {
-	if dir == "" {
-		return nil, false
-	}
-	b, ok := memo.Read(memo.Key(dir, recordMemoKind, data), recordMemoKind, 2*len(data)+64)
+// recordKey returns the key (memo.Key) of the record memo in dir for the
+// bytes r yields, up to MaxRecordSize+1 of them, and how many it read.
+// It hashes them through a small buffer rather than holding them: a
+// warm run's memo is found, and the record's bytes are not needed.
+func recordKey(dir string, r io.Reader) (key string, n int64, err error) {
+	buf := make([]byte, 16<<10)
+	key = memo.KeyFunc(dir, recordMemoKind, func(w io.Writer) {
+		n, err = io.CopyBuffer(w, io.LimitReader(r, MaxRecordSize+1), buf)
+	})
+	return key, n, err
+}
+
+// recordFromMemo returns the record remembered at key (recordKey) for a
+// record of size bytes, if any.
+func recordFromMemo(key string, size int64) (*Record, bool) {
+	d, ok := memo.ReadDecoder(key, recordMemoKind, int(2*size+64))
 	if !ok {
 		return nil, false
 	}
-	return decodeRecordMemo(b)
+	return decodeRecordMemo(d)
 }
 
 // rememberRecord leaves the memo of r, decoded and checked from data.
@@ -61,10 +73,9 @@ func encodeRecordMemo(r *Record) []byte {
 	return e.B
 }
 
-// decodeRecordMemo reads what encodeRecordMemo wrote; ok is false for
-// anything else.
-func decodeRecordMemo(b []byte) (*Record, bool) {
-	d := memo.NewDecoder(b)
+// decodeRecordMemo reads what encodeRecordMemo wrote from d; ok is false
+// for anything else.
+func decodeRecordMemo(d *memo.Decoder) (*Record, bool) {
 	var skill func(depth int) *RecordSkill
 	skill = func(depth int) *RecordSkill {
 		s := &RecordSkill{Version: d.Str(), Repository: d.Str(), Manifest: d.Str(), Tree: d.Str(), Stat: d.Str(), Owner: d.Str()}

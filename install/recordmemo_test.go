@@ -43,7 +43,7 @@ func TestRecordMemo(t *testing.T) {
 	whole, _ := os.ReadFile(filepath.Join(memos, entries[0].Name()))
 	b, _ := bytes.CutPrefix(whole, []byte(recordMemoKind+"\n"))
 	for _, cut := range []int{0, 1, len(b) / 2, len(b) - 1} {
-		if _, ok := decodeRecordMemo(b[:cut]); ok {
+		if _, ok := decodeRecordMemo(memo.NewDecoder(b[:cut])); ok {
 			t.Errorf("a memo cut to %d of %d bytes decodes", cut, len(b))
 		}
 	}
@@ -91,7 +91,10 @@ func TestMemoHostileCount(t *testing.T) {
 		name   string
 		decode func() bool
 	}{
-		{"record", func() bool { _, ok := decodeRecordMemo(append(rec.B, make([]byte, pad)...)); return ok }},
+		{"record", func() bool {
+			_, ok := decodeRecordMemo(memo.NewDecoder(append(rec.B, make([]byte, pad)...)))
+			return ok
+		}},
 		{"folders", func() bool { return readFolderMemo(memoDir, target) != nil }},
 	} {
 		var before, after runtime.MemStats

@@ -1,11 +1,11 @@
 package install
 
 import (
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,8 +28,8 @@ const prescanMin = 16
 // that folder, so that its verdicts hold of the folders plan sees. With
 // memoDir, it keeps the folder memo of target there (folders.go).
 func prescan(target string, rec *Record, owner string, root *os.Root, memoDir string) {
-	var todo []*RecordSkill
-	var names []string
+	todo := make([]*RecordSkill, 0, len(rec.Skills))
+	names := make([]string, 0, len(rec.Skills))
 	for name, r := range rec.Skills {
 		if r.Tree != "" && r.Stat != "" && ownedBy(r, owner) {
 			todo = append(todo, r)
@@ -54,43 +54,59 @@ func prescan(target string, rec *Record, owner string, root *os.Root, memoDir st
 	// changed after the check with the same ctime (folders.go).
 	since := time.Now().Add(-folderMargin).UnixNano()
 	seen := make([]folderSeen, len(todo))
-	check := func(s *statScratch, i int) {
-		r := todo[i]
-		k := known[names[i]]
-		if k.Stat != r.Stat {
-			k.Seen = ""
-		}
-		r.scan, seen[i] = d.unchanged(s, target, names[i], r, fills, k.Seen, since)
-	}
+	// The caller checks folders too: one goroutine fewer to start. Each
+	// takes the next folder not yet taken, so that the caller, which
+	// starts first, is not left waiting for a worker that started late.
 	workers := min(runtime.GOMAXPROCS(0), 8, len(todo)/prescanMin+1)
-	if workers <= 1 {
+	var taken atomic.Int64
+	share := func() {
 		var s statScratch
-		for i := range todo {
-			check(&s, i)
+		for {
+			i := int(taken.Add(1) - 1)
+			if i >= len(todo) {
+				return
+			}
+			r := todo[i]
+			k := known[names[i]]
+			if k.Stat != r.Stat {
+				k.Seen = ""
+			}
+			r.scan, seen[i] = d.unchanged(&s, target, names[i], r, fills, k.Seen, since)
 		}
-	} else {
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Go(func() {
-				var s statScratch
-				for i := w; i < len(todo); i += workers {
-					check(&s, i)
-				}
-			})
-		}
-		wg.Wait()
 	}
-	if useMemo {
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(share)
+	}
+	share()
+	wg.Wait()
+	if useMemo && !memoHolds(known, todo, names, seen) {
 		next := folderMemo{}
 		for i, r := range todo {
 			if seen[i] != "" {
 				next[names[i]] = folderKnown{Stat: r.Stat, Seen: seen[i]}
 			}
 		}
-		if !maps.Equal(next, known) {
-			writeFolderMemo(memoDir, target, next)
-		}
+		writeFolderMemo(memoDir, target, next)
 	}
+}
+
+// memoHolds reports whether the folder memo known is the one prescan
+// would write after finding seen of the folders names (distinct) of the
+// record entries todo: exactly the folders with a seen, each with its
+// entry's fingerprint. A warm run finds it so, and writes nothing.
+func memoHolds(known folderMemo, todo []*RecordSkill, names []string, seen []folderSeen) bool {
+	n := 0
+	for i, r := range todo {
+		if seen[i] == "" {
+			continue
+		}
+		if k, ok := known[names[i]]; !ok || k != (folderKnown{Stat: r.Stat, Seen: seen[i]}) {
+			return false
+		}
+		n++
+	}
+	return n == len(known)
 }
 
 // scanVerdict is what prescan found of a managed folder.

@@ -9,6 +9,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/skillpm/skillpm/internal/memo"
+	"golang.org/x/sys/unix"
 )
 
 // namesOf lists dir, sorted, with readNames.
@@ -240,5 +243,95 @@ func TestFolderMemoSameDevice(t *testing.T) {
 	d.dev++ // as if pdf were a mount point
 	if ok, seen := d.statListed(&s, "pdf", tr.Files, tr.Stat, true, "", later); !ok || seen != "" {
 		t.Errorf("another device: ok %v, seen %q; want unchanged, not remembered", ok, seen)
+	}
+}
+
+// lstatAt is unix.Fstatat without following a link, for a path given as
+// NUL-terminated bytes; a path with no NUL at its end, or one inside it,
+// is refused rather than cut short.
+func TestLstatAt(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("abc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a.txt", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	for _, name := range []string{"a.txt", "link", "."} {
+		var got, want unix.Stat_t
+		if err := lstatAt(fd, append([]byte(name), 0), &got); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := unix.Fstatat(fd, name, &want, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s: %+v; want %+v", name, got, want)
+		}
+	}
+	var st unix.Stat_t
+	if err := lstatAt(fd, []byte("missing\x00"), &st); err != unix.ENOENT {
+		t.Errorf("missing: %v; want ENOENT", err)
+	}
+	for _, p := range []string{"", "a.txt", "a.txt\x00x\x00"} {
+		if err := lstatAt(fd, []byte(p), &st); err != unix.EINVAL {
+			t.Errorf("%q: %v; want EINVAL", p, err)
+		}
+	}
+}
+
+// A warm check that finds what the folder memo holds leaves it as it is;
+// one that finds less writes the memo again.
+func TestFolderMemoWrittenOnChange(t *testing.T) {
+	target, memoDir := t.TempDir(), t.TempDir()
+	rec := newRecord()
+	for _, name := range []string{"pdf", "docx"} {
+		dir := filepath.Join(target, name)
+		os.Mkdir(dir, 0o755)
+		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: "+name+"\n---\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := HashTree(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Skills[name] = &RecordSkill{Version: "1.0.0", Tree: tr.Digest, Stat: tr.Stat, Files: tr.Files}
+	}
+	d := openScanDir(target)
+	fills := d.fillsDirents()
+	d.close()
+	if !fills {
+		t.Skipf("%s: folder memos are kept only on file systems known to fill getdents buffers", target)
+	}
+	time.Sleep(folderMargin + 100*time.Millisecond)
+	key := memo.Key(memoDir, folderMemoKind, []byte(target))
+	inode := func() uint64 {
+		t.Helper()
+		var st unix.Stat_t
+		if err := unix.Stat(key, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Ino
+	}
+	prescan(target, rec, "project", nil, memoDir)
+	if n := len(readFolderMemo(memoDir, target)); n != 2 {
+		t.Fatalf("%d folders remembered, want 2", n)
+	}
+	first := inode()
+	prescan(target, rec, "project", nil, memoDir)
+	if inode() != first {
+		t.Error("a check that found what the memo holds wrote it again")
+	}
+	if err := os.WriteFile(filepath.Join(target, "docx", "SKILL.md"), []byte("edited"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prescan(target, rec, "project", nil, memoDir)
+	if m := readFolderMemo(memoDir, target); len(m) != 1 || m["pdf"].Seen == "" {
+		t.Errorf("after an edit: memo %v; want pdf alone", m)
 	}
 }

@@ -144,6 +144,7 @@ type statScratch struct {
 	top  []string
 	buf  [4096]byte
 	line []byte
+	path []byte // the entry statEntries stats, NUL-terminated (lstatAt)
 	sum  []byte
 	h    hash.Hash
 }
@@ -209,19 +210,29 @@ func (d scanDir) statListed(s *statScratch, name string, files []string, want st
 // through it.
 func (d scanDir) statKnown(s *statScratch, name, want string, known folderSeen) bool {
 	var st unix.Stat_t
-	if unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR || seenOf(&st) != known {
+	s.path = append(append(s.path[:0], name...), 0)
+	if lstatAt(d.fd, s.path, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
 		return false
 	}
-	return s.statEntries(d.fd, name+"/", want)
+	if b := packSeen(&st); string(b[:]) != string(known) {
+		return false
+	}
+	return s.statEntries(d.fd, name, want)
 }
 
 // seenOf packs what folderSeen holds of st.
 func seenOf(st *unix.Stat_t) folderSeen {
-	var b [40]byte
-	for i, v := range []uint64{st.Dev, st.Ino, uint64(st.Mode), uint64(st.Mtim.Sec*1e9 + st.Mtim.Nsec), uint64(st.Ctim.Sec*1e9 + st.Ctim.Nsec)} {
+	b := packSeen(st)
+	return folderSeen(b[:])
+}
+
+// packSeen is seenOf without making the string: comparing
+// string(packSeen(st)[:]) with a folderSeen allocates nothing.
+func packSeen(st *unix.Stat_t) (b [40]byte) {
+	for i, v := range [...]uint64{st.Dev, st.Ino, uint64(st.Mode), uint64(st.Mtim.Sec*1e9 + st.Mtim.Nsec), uint64(st.Ctim.Sec*1e9 + st.Ctim.Nsec)} {
 		binary.LittleEndian.PutUint64(b[8*i:], v)
 	}
-	return folderSeen(b[:])
+	return b
 }
 
 // entries sets s.ents to the entries statListed stats for the record's
@@ -261,9 +272,9 @@ func (s *statScratch) entries(files []string) bool {
 	return true
 }
 
-// statEntries reports whether s.ents, statted relative to fd with
-// prefix before each, have the stat fingerprint want.
-func (s *statScratch) statEntries(fd int, prefix, want string) bool {
+// statEntries reports whether s.ents, statted relative to fd (in its
+// folder dir, unless dir is ""), have the stat fingerprint want.
+func (s *statScratch) statEntries(fd int, dir, want string) bool {
 	if s.h == nil {
 		s.h = sha256.New()
 	}
@@ -272,7 +283,12 @@ func (s *statScratch) statEntries(fd int, prefix, want string) bool {
 	line := s.line[:0]
 	for _, e := range s.ents {
 		var st unix.Stat_t
-		if err := unix.Fstatat(fd, prefix+e.rel, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		s.path = s.path[:0]
+		if dir != "" {
+			s.path = append(append(s.path, dir...), '/')
+		}
+		s.path = append(append(s.path, e.rel...), 0)
+		if err := lstatAt(fd, s.path, &st); err != nil {
 			return false
 		}
 		mode := statat.FileMode(st.Mode)

@@ -54,7 +54,7 @@ func StatusMemo(targets []string, lock *lockfile.File, owner string, b Bounds, m
 			return nil, err
 		}
 		prescan(t, rec, owner, nil, memoDir)
-		seen := map[string]bool{}
+		seen := make(map[string]bool, len(rec.Skills))
 		for name, r := range rec.Skills {
 			if !ownedBy(r, owner) {
 				continue

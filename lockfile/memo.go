@@ -19,16 +19,28 @@ const memoKind = "skillpm lock memo v2"
 // dir: a lock whose bytes were decoded before is not decoded again. A
 // missing lock returns ErrNotFound; "" for dir is Read.
 func ReadMemo(path, dir string) (*File, error) {
-	if dir == "" {
-		return Read(path)
-	}
 	data, err := readBytes(path)
 	if err != nil {
 		return nil, err
 	}
+	return ParseMemo(path, data, dir)
+}
+
+// ParseMemo is ReadMemo for data, the bytes of the lock at path (named
+// in errors) that the caller read as Read does (at most MaxFileSize
+// bytes): a warm install has read them already, for the digest of what
+// it depends on.
+func ParseMemo(path string, data []byte, dir string) (*File, error) {
+	if dir == "" {
+		f, err := Parse(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return f, nil
+	}
 	key := memo.Key(dir, memoKind, data)
-	if b, ok := memo.Read(key, memoKind, 2*len(data)+64); ok {
-		if f, ok := decodeMemo(b); ok {
+	if d, ok := memo.ReadDecoder(key, memoKind, 2*len(data)+64); ok {
+		if f, ok := decodeMemo(d); ok {
 			return f, nil
 		}
 	}
@@ -72,9 +84,9 @@ func encodeMemo(f *File) []byte {
 	return e.B
 }
 
-// decodeMemo reads what encodeMemo wrote; ok is false for anything else.
-func decodeMemo(b []byte) (f *File, ok bool) {
-	d := memo.NewDecoder(b)
+// decodeMemo reads what encodeMemo wrote from d; ok is false for
+// anything else.
+func decodeMemo(d *memo.Decoder) (f *File, ok bool) {
 	f = &File{LockVersion: d.Num(), Inputs: d.Str()}
 	n := d.Count(7) // six strings and the flags each
 	if d.Bad {

@@ -55,11 +55,11 @@ func TestReadMemo(t *testing.T) {
 		m := filepath.Join(memos, e.Name())
 		whole, _ := os.ReadFile(m)
 		b, ok := bytes.CutPrefix(whole, []byte(memoKind+"\n"))
-		if _, dok := decodeMemo(b); !ok || !dok {
+		if _, dok := decodeMemo(memo.NewDecoder(b)); !ok || !dok {
 			t.Errorf("%s: a memo ReadMemo wrote does not decode", e.Name())
 		}
 		for _, cut := range []int{0, 1, len(b) / 2, len(b) - 1} {
-			if _, ok := decodeMemo(b[:cut]); ok {
+			if _, ok := decodeMemo(memo.NewDecoder(b[:cut])); ok {
 				t.Errorf("a memo cut to %d of %d bytes decodes", cut, len(b))
 			}
 		}
@@ -108,7 +108,7 @@ func TestMemoHostileCount(t *testing.T) {
 	b := append(e.B, make([]byte, pad)...)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	if _, ok := decodeMemo(b); ok {
+	if _, ok := decodeMemo(memo.NewDecoder(b)); ok {
 		t.Errorf("a memo of %d empty bytes was read", pad)
 	}
 	runtime.ReadMemStats(&after)

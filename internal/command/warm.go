@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -18,6 +17,7 @@ import (
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/internal/atomicfile"
 	"github.com/skillpm/skillpm/internal/boundedfile"
+	"github.com/skillpm/skillpm/internal/memo"
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/project"
 	"github.com/urfave/cli/v2"
@@ -39,8 +39,9 @@ import (
 // else that could change under an unchanged lock (a local folder source,
 // a trust policy's signature checks), or that printed debug output.
 
-// warmVersion names the stamp format and what its digest covers.
-const warmVersion = "skillpm warm install v1"
+// warmVersion names the stamp format and what its digest covers; a
+// stamp's first line.
+const warmVersion = "skillpm warm install v2"
 
 // warmEnv are the environment variables an install reads besides PATH
 // (which only finds skillpm-full, whose file the digest covers): where
@@ -53,17 +54,69 @@ var warmEnv = []string{"SKILLPM_HOME", "SKILLPM_REGISTRY", "SKILLPM_SYSTEM_CONFI
 // maxWarmInput bounds each file the digest reads, and the stamp.
 const maxWarmInput = 64 << 20
 
-// warmStamp is what a no-op install left for the front.
+// warmStamp is what a no-op install left for the front. It is kept in
+// memo's field format (encode), not JSON: the front reads nothing else
+// as JSON on this path, and the first decode of a type costs more than
+// reading the stamp.
 type warmStamp struct {
-	Inputs     string   `json:"inputs"` // warmInputs of that run
-	Targets    []string `json:"targets"`
-	Owner      string   `json:"owner"`
-	Root       string   `json:"root"`
-	Allow      []string `json:"allow,omitempty"`
-	RecordMemo string   `json:"recordMemo,omitempty"`
-	LockMemo   string   `json:"lockMemo,omitempty"`
-	Stdout     []byte   `json:"stdout"`
-	Stderr     []byte   `json:"stderr"`
+	Inputs     string // warmInputs of that run
+	Targets    []string
+	Owner      string
+	Root       string
+	Allow      []string
+	RecordMemo string
+	LockMemo   string
+	Stdout     string
+	Stderr     string
+}
+
+// encode returns the stamp's file: warmVersion on a line, then its
+// fields.
+func (st *warmStamp) encode() []byte {
+	e := memo.Encoder{B: []byte(warmVersion + "\n")}
+	strs := func(ss []string) {
+		e.Num(len(ss))
+		for _, s := range ss {
+			e.Str(s)
+		}
+	}
+	e.Str(st.Inputs)
+	strs(st.Targets)
+	e.Str(st.Owner)
+	e.Str(st.Root)
+	strs(st.Allow)
+	e.Str(st.RecordMemo)
+	e.Str(st.LockMemo)
+	e.Str(st.Stdout)
+	e.Str(st.Stderr)
+	return e.B
+}
+
+// readWarmStamp reads the stamp at path; ok is false when there is none
+// or it is not one encode wrote.
+func readWarmStamp(path string) (st warmStamp, ok bool) {
+	d, ok := memo.ReadDecoder(path, warmVersion, maxWarmInput)
+	if !ok {
+		return st, false
+	}
+	strs := func() []string {
+		n := d.Count(1)
+		if n == 0 || d.Bad {
+			return nil
+		}
+		ss := make([]string, n)
+		for i := range ss {
+			ss[i] = d.Str()
+		}
+		return ss
+	}
+	st.Inputs = d.Str()
+	st.Targets = strs()
+	st.Owner, st.Root = d.Str(), d.Str()
+	st.Allow = strs()
+	st.RecordMemo, st.LockMemo = d.Str(), d.Str()
+	st.Stdout, st.Stderr = d.Str(), d.Str()
+	return st, d.Done()
 }
 
 // WarmOptions are the target options a no-op install planned with
@@ -107,7 +160,7 @@ func StartWarm(e *Env, args []string, dir string) *WarmRecorder {
 	if err != nil || !warmEligible(args) {
 		return nil
 	}
-	inputs, err := warmInputs(args, dir, full)
+	inputs, _, err := warmInputs(args, dir, full)
 	if err != nil {
 		return nil
 	}
@@ -133,15 +186,15 @@ func (r *WarmRecorder) Finish(noop bool, o WarmOptions) {
 		os.Remove(path)
 		return
 	}
-	if inputs, err := warmInputs(r.args, r.dir, r.full); err != nil || inputs != r.inputs {
+	if inputs, _, err := warmInputs(r.args, r.dir, r.full); err != nil || inputs != r.inputs {
 		return
 	}
-	data, err := json.Marshal(warmStamp{Inputs: r.inputs, Targets: o.Targets, Owner: o.Owner, Root: o.Bounds.Root, Allow: o.Bounds.Allow,
-		RecordMemo: o.RecordMemo, LockMemo: o.LockMemo, Stdout: r.out.Bytes(), Stderr: r.errOut.Bytes()})
-	if err != nil || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
+	st := warmStamp{Inputs: r.inputs, Targets: o.Targets, Owner: o.Owner, Root: o.Bounds.Root, Allow: o.Bounds.Allow,
+		RecordMemo: o.RecordMemo, LockMemo: o.LockMemo, Stdout: r.out.String(), Stderr: r.errOut.String()}
+	if os.MkdirAll(filepath.Dir(path), 0o700) != nil {
 		return
 	}
-	atomicfile.WriteFile(path, data, 0o600)
+	atomicfile.WriteFile(path, st.encode(), 0o600)
 }
 
 // errNotWarm is any reason the front cannot answer an install itself.
@@ -166,34 +219,31 @@ func warmInstall(ctx context.Context, e *Env, c *cli.Context, args []string) err
 	if err != nil {
 		return err
 	}
-	data, err := boundedfile.Read(path, maxWarmInput)
-	if err != nil {
-		return err
-	}
-	var st warmStamp
-	if err := json.Unmarshal(data, &st); err != nil {
-		return err
+	st, ok := readWarmStamp(path)
+	if !ok {
+		return errNotWarm
 	}
 	l, err := install.Acquire(ctx, dir)
 	if err != nil {
 		return err
 	}
 	defer l.Unlock()
-	inputs, err := warmInputs(args, dir, full)
-	if err != nil || inputs != st.Inputs {
+	inputs, lockData, err := warmInputs(args, dir, full)
+	if err != nil || inputs != st.Inputs || lockData == nil || len(lockData) > lockfile.MaxFileSize {
 		return errNotWarm
 	}
-	lock, err := lockfile.ReadMemo(filepath.Join(dir, lockfile.FileName), st.LockMemo)
+	// The lock as the digest read it (ReadMemo would read it again).
+	lock, err := lockfile.ParseMemo(filepath.Join(dir, lockfile.FileName), lockData, st.LockMemo)
 	if err != nil || lock == nil {
 		return errNotWarm
 	}
-	ok, err := install.UpToDate(lock, install.Options{Targets: st.Targets, Owner: st.Owner,
+	ok, err = install.UpToDate(lock, install.Options{Targets: st.Targets, Owner: st.Owner,
 		Bounds: install.Bounds{Root: st.Root, Allow: st.Allow}, RecordMemo: st.RecordMemo})
 	if err != nil || !ok {
 		return errNotWarm
 	}
-	e.Stderr.Write(st.Stderr)
-	_, err = e.Stdout.Write(st.Stdout)
+	io.WriteString(e.Stderr, st.Stderr)
+	_, err = io.WriteString(e.Stdout, st.Stdout)
 	return err
 }
 
@@ -224,13 +274,14 @@ func warmStampPath(args []string, full string) (string, error) {
 
 // warmInputs digests everything an install of the project in dir depends
 // on besides its targets (which install.UpToDate checks): see the
-// comment at the top of this file.
-func warmInputs(args []string, dir, full string) (string, error) {
+// comment at the top of this file. It returns the bytes of skills.lock
+// it digested too, nil when there is none.
+func warmInputs(args []string, dir, full string) (digest string, lock []byte, err error) {
 	h := sha256.New()
 	put(h, warmVersion)
 	wd, err := os.Getwd()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	put(h, wd)
 	put(h, strconv.Itoa(len(args)))
@@ -248,7 +299,7 @@ func warmInputs(args []string, dir, full string) (string, error) {
 	}
 	fi, err := os.Stat(full)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	put(h, full)
 	put(h, strconv.FormatInt(fi.Size(), 10)+" "+strconv.FormatInt(fi.ModTime().UnixNano(), 10))
@@ -257,7 +308,8 @@ func warmInputs(args []string, dir, full string) (string, error) {
 	if err != nil {
 		cfg = ""
 	}
-	for _, p := range []string{filepath.Join(dir, project.FileName), filepath.Join(dir, lockfile.FileName), cfg, SystemConfigPath()} {
+	lockPath := filepath.Join(dir, lockfile.FileName)
+	for _, p := range []string{filepath.Join(dir, project.FileName), lockPath, cfg, SystemConfigPath()} {
 		put(h, p)
 		if p == "" {
 			continue
@@ -267,14 +319,17 @@ func warmInputs(args []string, dir, full string) (string, error) {
 		case errors.Is(err, fs.ErrNotExist):
 			put(h, "absent")
 		case err != nil:
-			return "", err
+			return "", nil, err
 		default:
 			put(h, "present")
 			h.Write(data)
 			put(h, strconv.Itoa(len(data)))
+			if p == lockPath {
+				lock = data
+			}
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), lock, nil
 }
 
 // put adds s to h, length-prefixed.

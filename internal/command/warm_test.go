@@ -3,6 +3,8 @@ package command
 import (
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -27,7 +29,7 @@ func TestWarmInputs(t *testing.T) {
 	args := []string{"skillpm", "install"}
 	digest := func() string {
 		t.Helper()
-		d, err := warmInputs(args, dir, full)
+		d, _, err := warmInputs(args, dir, full)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,5 +60,35 @@ func TestWarmInputs(t *testing.T) {
 		if digest() == before {
 			t.Errorf("%s changed, the digest did not", c.what)
 		}
+	}
+}
+
+// A stamp reads back as it was written; a stamp cut short, with bytes
+// after it, of another format (an older JSON stamp) or that is no file
+// is no stamp.
+func TestWarmStamp(t *testing.T) {
+	dir := t.TempDir()
+	want := warmStamp{Inputs: "abc", Targets: []string{"/p/.claude/skills", "/p/.agents/skills"}, Owner: "project", Root: "/p",
+		Allow: []string{"/shared"}, RecordMemo: "/c/records", LockMemo: "/c/locks", Stdout: "1 skill locked\n", Stderr: ""}
+	b := want.encode()
+	path := filepath.Join(dir, "stamp")
+	write := func(b []byte) {
+		t.Helper()
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(b)
+	if got, ok := readWarmStamp(path); !ok || !reflect.DeepEqual(got, want) {
+		t.Fatalf("read %+v, %v; want %+v", got, ok, want)
+	}
+	for _, bad := range [][]byte{b[:len(b)-1], append(slices.Clone(b), 0), b[len(warmVersion)+1:], []byte(`{"inputs":"abc"}`)} {
+		write(bad)
+		if got, ok := readWarmStamp(path); ok {
+			t.Errorf("%q read as a stamp: %+v", bad, got)
+		}
+	}
+	if _, ok := readWarmStamp(filepath.Join(dir, "missing")); ok {
+		t.Error("a missing stamp read as one")
 	}
 }
