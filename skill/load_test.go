@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -243,4 +244,20 @@ func TestValidName(t *testing.T) {
 			t.Errorf("ValidName(%q) = %v; want %v", name, got, want)
 		}
 	}
+	// Every name of up to five characters from an alphabet that covers
+	// each case is judged as the grammar's regular expression judges it.
+	re := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	const alphabet = "az09-A_.é"
+	var walk func(name string)
+	walk = func(name string) {
+		if got, want := ValidName(name), name != "" && re.MatchString(name); got != want {
+			t.Errorf("ValidName(%q) = %v; the grammar says %v", name, got, want)
+		}
+		if len(name) < 5 {
+			for _, c := range alphabet {
+				walk(name + string(c))
+			}
+		}
+	}
+	walk("")
 }

@@ -17,8 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/skillpm/skillpm/internal/lazyre"
 )
 
 // FileName is the name of the required manifest at a skill's root.
@@ -310,12 +308,23 @@ func readSkillFile(path string, max int64) ([]byte, error) {
 	return data, nil
 }
 
-var nameRE = lazyre.New(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-
 // ValidName reports whether name is a valid skill name: 1–64 characters of
-// lowercase letters, digits and single inner hyphens.
+// lowercase letters, digits and single inner hyphens
+// (^[a-z0-9]+(-[a-z0-9]+)*$). It is checked by hand, not by a regular
+// expression: a warm install checks every locked name in every target.
 func ValidName(name string) bool {
-	return len(name) >= 1 && len(name) <= 64 && nameRE().MatchString(name)
+	if len(name) < 1 || len(name) > 64 || name[0] == '-' || name[len(name)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '-' && name[i-1] != '-':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // NormalizeRelPath cleans a path written inside a skill (a script, a link)
