@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -102,11 +103,13 @@ func TestInstalledUsesCallersStat(t *testing.T) {
 }
 
 // fingerprints, which stats folders of one parent relative to it, gives
-// what FingerprintOf gives for each, errors included, across parents.
+// what FingerprintOf gives for each, errors included, across parents,
+// with or without the caller's stats of SKILL.md, also where the
+// folders are enough to be statted on several goroutines.
 func TestFingerprintsAreFingerprintOf(t *testing.T) {
 	var dirs []string
 	for _, root := range []string{t.TempDir(), t.TempDir()} {
-		for i := range 30 {
+		for i := range 150 {
 			dir := writeSkill(t, root, fmt.Sprintf("s%03d", i), "d")
 			if i%3 == 0 {
 				if err := os.WriteFile(filepath.Join(dir, skill.ToolsFileName), []byte("[]"), 0o644); err != nil {
@@ -117,12 +120,25 @@ func TestFingerprintsAreFingerprintOf(t *testing.T) {
 		}
 		dirs = append(dirs, filepath.Join(root, "gone"))
 	}
-	fps, errs := fingerprints(dirs, nil)
+	// Every other SKILL.md stat'ed by the caller.
+	mds := make([]fs.FileInfo, len(dirs))
 	for i, dir := range dirs {
-		want, err := FingerprintOf(dir)
-		if fps[i] != want || (err == nil) != (errs[i] == nil) || (err != nil && err.Error() != errs[i].Error()) {
-			t.Errorf("%s: fingerprints = %+v, %v; FingerprintOf = %+v, %v", dir, fps[i], errs[i], want, err)
+		if i%2 == 0 {
+			mds[i], _ = os.Stat(filepath.Join(dir, skill.FileName))
 		}
+	}
+	given := slices.Clone(mds)
+	for _, mds := range [][]fs.FileInfo{nil, mds} {
+		fps, errs := fingerprints(dirs, mds)
+		for i, dir := range dirs {
+			want, err := FingerprintOf(dir)
+			if fps[i] != want || (err == nil) != (errs[i] == nil) || (err != nil && err.Error() != errs[i].Error()) {
+				t.Errorf("%s: fingerprints = %+v, %v; FingerprintOf = %+v, %v", dir, fps[i], errs[i], want, err)
+			}
+		}
+	}
+	if !slices.Equal(mds, given) {
+		t.Error("fingerprints changed the caller's stats")
 	}
 }
 

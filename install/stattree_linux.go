@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/skillpm/skillpm/internal/statat"
 	"golang.org/x/sys/unix"
@@ -45,7 +44,7 @@ func statTreeFast(dir string) (entries []statEntry, ok bool) {
 				r = path.Join(rel, name)
 			}
 			mode := statat.FileMode(st.Mode)
-			entries = append(entries, statEntry{rel: r, mode: mode, size: st.Size, mtime: time.Unix(st.Mtim.Sec, st.Mtim.Nsec).UnixNano(), ctime: time.Unix(st.Ctim.Sec, st.Ctim.Nsec).UnixNano()})
+			entries = append(entries, statEntry{rel: r, mode: mode, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()})
 			if mode.IsDir() {
 				sub, err := syscall.Openat(fd, name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 				if err != nil {
@@ -97,7 +96,7 @@ func openScanDir(dir string) scanDir {
 		syscall.Close(fd)
 		return scanDir{fd: -1}
 	}
-	return scanDir{fd: fd, dev: st.Dev}
+	return scanDir{fd: fd, dev: uint64(st.Dev)}
 }
 
 // is reports whether the folder is the one root has open.
@@ -197,7 +196,7 @@ func (d scanDir) statListed(s *statScratch, name string, files []string, want st
 	}
 	// Remembered only on the target's file system (fillsDirents), not
 	// one mounted on the folder, whose ctimes may not move.
-	if st.Dev == d.dev && st.Ctim.Sec*1e9+st.Ctim.Nsec < since {
+	if uint64(st.Dev) == d.dev && st.Ctim.Nano() < since {
 		seen = seenOf(&st)
 	}
 	return true, seen
@@ -229,7 +228,7 @@ func seenOf(st *unix.Stat_t) folderSeen {
 // packSeen is seenOf without making the string: comparing
 // string(packSeen(st)[:]) with a folderSeen allocates nothing.
 func packSeen(st *unix.Stat_t) (b [40]byte) {
-	for i, v := range [...]uint64{st.Dev, st.Ino, uint64(st.Mode), uint64(st.Mtim.Sec*1e9 + st.Mtim.Nsec), uint64(st.Ctim.Sec*1e9 + st.Ctim.Nsec)} {
+	for i, v := range [...]uint64{uint64(st.Dev), uint64(st.Ino), uint64(st.Mode), uint64(st.Mtim.Nano()), uint64(st.Ctim.Nano())} {
 		binary.LittleEndian.PutUint64(b[8*i:], v)
 	}
 	return b
@@ -298,7 +297,7 @@ func (s *statScratch) statEntries(fd int, dir, want string) bool {
 		if e.folder && !mode.IsDir() {
 			return false
 		}
-		line = statEntry{rel: e.rel, mode: mode, size: st.Size, mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}.append(line[:0])
+		line = statEntry{rel: e.rel, mode: mode, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}.append(line[:0])
 		h.Write(line)
 	}
 	s.line = line

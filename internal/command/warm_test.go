@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/skillpm/skillpm/internal/memo"
 )
 
 // The digest a stamp is kept under changes with everything an install
@@ -64,8 +66,8 @@ func TestWarmInputs(t *testing.T) {
 }
 
 // A stamp reads back as it was written; a stamp cut short, with bytes
-// after it, of another format (an older JSON stamp) or that is no file
-// is no stamp.
+// after it, with a count past its end, of another format (an older JSON
+// stamp) or that is no file is no stamp.
 func TestWarmStamp(t *testing.T) {
 	dir := t.TempDir()
 	want := warmStamp{Inputs: "abc", Targets: []string{"/p/.claude/skills", "/p/.agents/skills"}, Owner: "project", Root: "/p",
@@ -82,7 +84,12 @@ func TestWarmStamp(t *testing.T) {
 	if got, ok := readWarmStamp(path); !ok || !reflect.DeepEqual(got, want) {
 		t.Fatalf("read %+v, %v; want %+v", got, ok, want)
 	}
-	for _, bad := range [][]byte{b[:len(b)-1], append(slices.Clone(b), 0), b[len(warmVersion)+1:], []byte(`{"inputs":"abc"}`)} {
+	// A count of targets far past the bytes left.
+	huge := memo.Encoder{B: []byte(warmVersion + "\n")}
+	huge.Str("abc")
+	huge.Num(1 << 30)
+	huge.B = append(huge.B, make([]byte, 64)...)
+	for _, bad := range [][]byte{b[:len(b)-1], append(slices.Clone(b), 0), b[len(warmVersion)+1:], []byte(`{"inputs":"abc"}`), huge.B} {
 		write(bad)
 		if got, ok := readWarmStamp(path); ok {
 			t.Errorf("%q read as a stamp: %+v", bad, got)
