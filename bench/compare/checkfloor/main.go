@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command checkfloor is the stat floor bench/compare sets beside a warm
 // 'skillpm install': the least a check that notices an in-place edit of
 // an installed skill must do. It reads the file named on its command

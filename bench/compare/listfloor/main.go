@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command listfloor is the stat floor bench/compare sets beside
 // 'skillpm list': only what no implementation of list can avoid. For
 // each discovery folder named on its command line it opens the folder,
