@@ -31,6 +31,9 @@ func ReadMemo(path, dir string) (*File, error) {
 // bytes): a warm install has read them already, for the digest of what
 // it depends on.
 func ParseMemo(path string, data []byte, dir string) (*File, error) {
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: %w: %d bytes; skills.lock must be a regular file of at most %d bytes", path, ErrInvalid, len(data), MaxFileSize)
+	}
 	if dir == "" {
 		f, err := Parse(data)
 		if err != nil {

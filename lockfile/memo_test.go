@@ -116,3 +116,12 @@ func TestMemoHostileCount(t *testing.T) {
 		t.Errorf("decoding a %d byte memo allocated %d bytes", pad, got)
 	}
 }
+
+// TestParseMemoBound checks that ParseMemo refuses bytes over the lock's
+// bound itself, whatever its caller read them with.
+func TestParseMemoBound(t *testing.T) {
+	data := make([]byte, MaxFileSize+1)
+	if _, err := ParseMemo("skills.lock", data, t.TempDir()); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "skills.lock") {
+		t.Errorf("ParseMemo of %d bytes: %v; want ErrInvalid naming the file", len(data), err)
+	}
+}
