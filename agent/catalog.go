@@ -185,7 +185,7 @@ func Build(ctx context.Context, opts Options) (*Catalog, error) {
 			Name:                e.Name,
 			Description:         r.Skill.Description,
 			Version:             r.Skill.Version,
-			Location:            filepath.Join(e.Path, skill.FileName),
+			Location:            e.Path + string(filepath.Separator) + skill.FileName, // e.Path is clean
 			Dir:                 e.Path,
 			Scope:               e.Root.Scope,
 			Root:                e.Root.Rel,

@@ -68,7 +68,7 @@ func SearchDirs(project, home string) []Dir {
 // Entry is one skill folder found in a discovery folder.
 type Entry struct {
 	Name    string `json:"name"`
-	Path    string `json:"path"` // the skill folder
+	Path    string `json:"path"` // the skill folder, a clean path
 	Root    Dir    `json:"root"`
 	Managed bool   `json:"managed"`
 	// Version is the installed version for managed skills.
