@@ -197,7 +197,7 @@ func fingerprintsIn(parent string, dirs, bases []string, mds []fs.FileInfo, fps 
 // stampOf returns fi's stamp and whether it carries the inode and ctime.
 func stampOf(fi fs.FileInfo) (Stamp, bool) {
 	st := Stamp{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
-	ino, ctime, ok := changeID(fi)
+	ino, ctime, ok := statat.ChangeID(fi)
 	st.Ino, st.Change = ino, ctime
 	return st, ok
 }
@@ -376,17 +376,20 @@ func Installed(ctx context.Context, path string, dirs []string, opts Options) ([
 	var key string
 	if path != "" && len(dirs) > 0 && allRead(res) {
 		key = memoKey(path, dirs, fps)
-		if skills, known, ok := readMemo(key, len(dirs)); ok {
+		if known, ok := readMemo(key, len(dirs), func(i int) *Skill { return &res[i].Skill }); ok {
 			var again []int
 			for i := range res {
 				if known[i] {
-					res[i].Skill, res[i].Cached = skills[i], true
+					res[i].Cached = true
 				} else {
 					again = append(again, i)
 				}
 			}
 			parse(ctx, res, again, opts)
 			return res, Stats{Hits: len(res) - len(again), Misses: len(again), Memo: true}
+		}
+		for i := range res {
+			res[i].Skill = Skill{} // what a memo that did not decode left
 		}
 	}
 

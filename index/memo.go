@@ -68,16 +68,17 @@ func memoKey(path string, dirs []string, fps []Fingerprint) string {
 	})
 }
 
-// readMemo returns the metadata of n folders remembered at key, and for
-// each whether it is known (false: the folder could not be read, and is
-// read again); ok is false when there is no memo, or it is larger than
-// its bound or does not decode (a corrupt memo is no answer).
-func readMemo(key string, n int) (skills []Skill, known []bool, ok bool) {
+// readMemo decodes into at(i) the metadata of n folders remembered at
+// key, and returns for each whether it is known (false: the folder could
+// not be read, and is read again); ok is false when there is no memo, or
+// it is larger than its bound or does not decode (a corrupt memo is no
+// answer), and what at(i) holds is then undefined.
+func readMemo(key string, n int, at func(i int) *Skill) (known []bool, ok bool) {
 	d, ok := memo.ReadDecoder(key, memoKind, n*memoPerFolder)
 	if !ok {
-		return nil, nil, false
+		return nil, false
 	}
-	return decodeMemo(d, n)
+	return decodeMemo(d, n, at)
 }
 
 // writeMemo remembers the metadata of res at key (best effort).
@@ -141,11 +142,12 @@ func encodeMemo(res []Result) ([]byte, error) {
 	return e.B, err
 }
 
-// decodeMemo reads from d what encodeMemo wrote for n folders; ok is false for
-// anything else.
-func decodeMemo(d *memo.Decoder, n int) (out []Skill, known []bool, ok bool) {
+// decodeMemo reads from d, into at(i), what encodeMemo wrote for n
+// folders (straight into the caller's results: a thousand skills are a
+// fifth of a megabyte); ok is false for anything else.
+func decodeMemo(d *memo.Decoder, n int, at func(i int) *Skill) (known []bool, ok bool) {
 	if d.Num() != n || d.Bad {
-		return nil, nil, false
+		return nil, false
 	}
 	strs := func() []string {
 		k := d.Count(1)
@@ -171,17 +173,17 @@ func decodeMemo(d *memo.Decoder, n int) (out []Skill, known []bool, ok bool) {
 			bad = true
 		}
 	}
-	out, known = make([]Skill, n), make([]bool, n)
-	for i := range out {
+	known = make([]bool, n)
+	for i := range n {
 		switch d.Num() {
 		case 0:
 			continue
 		case 1:
 			known[i] = true
 		default:
-			return nil, nil, false
+			return nil, false
 		}
-		s := &out[i]
+		s := at(i)
 		s.Name, s.Description, s.Version = d.Str(), d.Str(), d.Str()
 		// A tool is 12 fields, each at least a byte.
 		if k := d.Count(12); k > 0 && !d.Bad {
@@ -193,7 +195,7 @@ func decodeMemo(d *memo.Decoder, n int) (out []Skill, known []bool, ok bool) {
 				t.Runtime, t.Entrypoint, t.Handler = d.Str(), d.Str(), d.Str()
 				timeout, err := strconv.Atoi(d.Str())
 				if err != nil {
-					return nil, nil, false
+					return nil, false
 				}
 				t.TimeoutSeconds = timeout
 				t.Source, t.Format = skill.ToolSource(d.Str()), skill.ToolFormat(d.Str())
@@ -208,13 +210,13 @@ func decodeMemo(d *memo.Decoder, n int) (out []Skill, known []bool, ok bool) {
 		decodeJSON(d.Str(), &s.HostOverrides)
 		decodeJSON(d.Str(), &s.Problems)
 		if d.Bad || bad {
-			return nil, nil, false
+			return nil, false
 		}
 	}
 	if !d.Done() {
-		return nil, nil, false
+		return nil, false
 	}
-	return out, known, true
+	return known, true
 }
 
 // jsonOf decodes the JSON s into a new T, or returns nil when s is empty

@@ -219,7 +219,8 @@ func TestMemoRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, known, ok := decodeMemo(memo.NewDecoder(b), len(res))
+	got := make([]Skill, len(res))
+	known, ok := decodeMemo(memo.NewDecoder(b), len(res), func(i int) *Skill { return &got[i] })
 	if !ok {
 		t.Fatal("decodeMemo failed")
 	}
@@ -232,11 +233,13 @@ func TestMemoRoundTrip(t *testing.T) {
 			t.Errorf("skill %d: known %v,\n got %+v\nwant %+v", i, known[i], got[i], want)
 		}
 	}
-	if _, _, ok := decodeMemo(memo.NewDecoder(b), len(res)+1); ok {
+	scratch := make([]Skill, len(res)+1)
+	at := func(i int) *Skill { return &scratch[i] }
+	if _, ok := decodeMemo(memo.NewDecoder(b), len(res)+1, at); ok {
 		t.Error("a memo of 3 skills was read for 4")
 	}
 	for i := range len(b) {
-		if _, _, ok := decodeMemo(memo.NewDecoder(b[:i]), len(res)); ok {
+		if _, ok := decodeMemo(memo.NewDecoder(b[:i]), len(res), at); ok {
 			t.Errorf("a memo cut at %d of %d bytes was read", i, len(b))
 		}
 	}
@@ -290,7 +293,8 @@ func TestDecodeMemoHostileCount(t *testing.T) {
 		b := append(e.B, make([]byte, pad)...)
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		if _, _, ok := decodeMemo(memo.NewDecoder(b), 1); ok {
+		var s Skill
+		if _, ok := decodeMemo(memo.NewDecoder(b), 1, func(int) *Skill { return &s }); ok {
 			t.Errorf("%s: a memo of %d empty bytes was read", c.name, pad)
 		}
 		runtime.ReadMemStats(&after)

@@ -3,17 +3,15 @@ package statat
 import (
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
-// sysStat copies into out the fields of st that readers of os.Stat's
-// Sys use.
-func sysStat(out *syscall.Stat_t, st *unix.Stat_t) {
-	out.Dev, out.Ino, out.Mode, out.Size = st.Dev, st.Ino, st.Mode, st.Size
-	out.Atimespec = syscall.Timespec{Sec: st.Atim.Sec, Nsec: st.Atim.Nsec}
-	out.Mtimespec = syscall.Timespec{Sec: st.Mtim.Sec, Nsec: st.Mtim.Nsec}
-	out.Ctimespec = syscall.Timespec{Sec: st.Ctim.Sec, Nsec: st.Ctim.Nsec}
+// sys returns the *syscall.Stat_t os.Stat's Sys would carry, with the
+// fields fi keeps (device, inode, mode, size and times).
+func (fi *fileInfo) sys() *syscall.Stat_t {
+	var st syscall.Stat_t
+	st.Dev, st.Ino, st.Mode, st.Size = as(fi.dev, st.Dev), fi.ino, as(uint64(fi.raw), st.Mode), fi.size
+	st.Atimespec, st.Mtimespec, st.Ctimespec = syscall.NsecToTimespec(fi.atime), syscall.NsecToTimespec(fi.mtime), syscall.NsecToTimespec(fi.ctime)
+	return &st
 }
 
 func modTime(st *syscall.Stat_t) time.Time {

@@ -20,4 +20,9 @@ func sameSys(t *testing.T, name string, got, want fs.FileInfo) {
 	if g.Dev != w.Dev || g.Ino != w.Ino || g.Mode != w.Mode || g.Size != w.Size || modTime(g) != modTime(w) || ctime(g) != ctime(w) {
 		t.Errorf("Stat(%q).Sys() = %+v; want %+v", name, *g, *w)
 	}
+	gi, gc, gok := ChangeID(got)
+	wi, wc, wok := ChangeID(want)
+	if gi != wi || gc != wc || !gok || !wok || gc == 0 {
+		t.Errorf("ChangeID(Stat(%q)) = %d, %d, %v; os.Stat's is %d, %d, %v", name, gi, gc, gok, wi, wc, wok)
+	}
 }

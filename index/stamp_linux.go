@@ -1,5 +1,0 @@
-package index
-
-import "syscall"
-
-func ctimeOf(st *syscall.Stat_t) int64 { return st.Ctim.Nano() }
