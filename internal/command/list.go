@@ -1,7 +1,6 @@
 package command
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,8 +78,8 @@ Examples:
 					break
 				}
 			}
-			tw := NewTable(e.Stdout, 0, 4, 2)
-			fmt.Fprintln(tw, "SKILL\tVERSION\tSOURCE\tFOLDER\tNOTE")
+			cells := make([]string, 0, 5*(len(entries)+1))
+			cells = append(cells, "SKILL", "VERSION", "SOURCE", "FOLDER", "NOTE")
 			for _, en := range entries {
 				src, v := "hand-authored", en.Version
 				if en.Managed {
@@ -96,9 +95,9 @@ Examples:
 				case len(en.Shadows) > 0:
 					note = shadowNote(dir, en, byPath)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", TermLine(en.Name), TermLine(v), src, TermLine(en.Root.Rel), TermLine(note))
+				cells = append(cells, TermLine(en.Name), TermLine(v), src, TermLine(en.Root.Rel), TermLine(note))
 			}
-			return tw.Flush()
+			return writeColumns(e.Stdout, 5, cells)
 		},
 	}
 }
