@@ -167,7 +167,8 @@ func TestFingerprintSettled(t *testing.T) {
 }
 
 // A folder named with a trailing separator is the folder, not a folder
-// of the same name inside it: its fingerprint is FingerprintOf's.
+// of the same name inside it, and a relative path is the folder in the
+// working folder: its fingerprint is FingerprintOf's.
 func TestFingerprintsUncleanPath(t *testing.T) {
 	root := t.TempDir()
 	a := writeSkill(t, root, "alpha", "outer")
@@ -180,6 +181,15 @@ func TestFingerprintsUncleanPath(t *testing.T) {
 		fps, errs := fingerprints([]string{dir}, nil)
 		if errs[0] != nil || fps[0] != want {
 			t.Errorf("fingerprints(%q) = %+v, %v; want %+v", dir, fps[0], errs[0], want)
+		}
+	}
+	// Relative to the working folder, which is then their parent.
+	t.Chdir(root)
+	sep := string(filepath.Separator)
+	for _, dir := range []string{"alpha", "." + sep + "alpha", "alpha" + sep, "alpha" + sep + ".." + sep + "alpha"} {
+		fps, errs := fingerprints([]string{dir}, nil)
+		if errs[0] != nil || fps[0] != want {
+			t.Errorf("fingerprints(%q) in %s = %+v, %v; want %+v", dir, root, fps[0], errs[0], want)
 		}
 	}
 }

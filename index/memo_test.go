@@ -176,6 +176,55 @@ func TestInstalledMemoUnreadable(t *testing.T) {
 	}
 }
 
+// A memo whose first skills decode and a later one does not is no
+// answer at all: what it decoded is not left in the results, so a folder
+// the index does not hold and that fails to parse now has the zero Skill
+// and the error a fresh parse gives, not the memo's metadata.
+func TestInstalledMemoCorruptMidway(t *testing.T) {
+	root := t.TempDir()
+	db := filepath.Join(t.TempDir(), FileName)
+	memoDir := filepath.Join(filepath.Dir(db), MemoDirName)
+	dirs := []string{writeSkill(t, root, "alpha", "first"), writeSkill(t, root, "beta", "second")}
+	waitSettled(t, dirs...)
+	if _, st := Installed(context.Background(), db, dirs, Options{}); st.Memo {
+		t.Fatalf("the first call was served by a memo: %+v", st)
+	}
+	ents, err := os.ReadDir(memoDir)
+	if err != nil || len(ents) != 1 {
+		t.Fatalf("want one memo in %s: %v, %v", memoDir, ents, err)
+	}
+	// beta's last field cut off; alpha's still decode. No index to look
+	// them up in: only parsing answers.
+	p := filepath.Join(memoDir, ents[0].Name())
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b[:len(b)-1], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(db); err != nil {
+		t.Fatal(err)
+	}
+	gone := errors.New("SKILL.md gone")
+	opts := Options{ReadOnly: true, Load: func(dir string) (*skill.Skill, error) {
+		if dir == dirs[0] {
+			return nil, gone
+		}
+		return skill.Load(dir)
+	}}
+	res, st := Installed(context.Background(), db, dirs, opts)
+	fresh, _ := Installed(context.Background(), "", dirs, opts)
+	if st.Memo {
+		t.Fatalf("a memo cut short served the call: %+v", st)
+	}
+	for i := range res {
+		if !reflect.DeepEqual(res[i], fresh[i]) {
+			t.Errorf("%s = %+v; a fresh parse gives %+v", filepath.Base(dirs[i]), res[i], fresh[i])
+		}
+	}
+}
+
 // A read-only call writes no memo, and a folder without a fingerprint
 // (gone by the time it is stat'ed) leaves the set without one.
 func TestInstalledMemoNotWritten(t *testing.T) {

@@ -10,7 +10,8 @@ import (
 func (fi *fileInfo) sys() *syscall.Stat_t {
 	var st syscall.Stat_t
 	st.Dev, st.Ino, st.Mode, st.Size = as(fi.dev, st.Dev), fi.ino, as(uint64(fi.raw), st.Mode), fi.size
-	st.Atimespec, st.Mtimespec, st.Ctimespec = syscall.NsecToTimespec(fi.atime), syscall.NsecToTimespec(fi.mtime), syscall.NsecToTimespec(fi.ctime)
+	st.Atimespec, st.Ctimespec = syscall.NsecToTimespec(fi.atime), syscall.NsecToTimespec(fi.ctime)
+	st.Mtimespec.Sec, st.Mtimespec.Nsec = as(uint64(fi.mtime), st.Mtimespec.Sec), as(uint64(fi.mtimeNsec), st.Mtimespec.Nsec)
 	return &st
 }
 

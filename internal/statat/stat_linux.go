@@ -10,7 +10,8 @@ import (
 func (fi *fileInfo) sys() *syscall.Stat_t {
 	var st syscall.Stat_t
 	st.Dev, st.Ino, st.Mode, st.Size = as(fi.dev, st.Dev), fi.ino, fi.raw, fi.size
-	st.Atim, st.Mtim, st.Ctim = syscall.NsecToTimespec(fi.atime), syscall.NsecToTimespec(fi.mtime), syscall.NsecToTimespec(fi.ctime)
+	st.Atim, st.Ctim = syscall.NsecToTimespec(fi.atime), syscall.NsecToTimespec(fi.ctime)
+	st.Mtim.Sec, st.Mtim.Nsec = as(uint64(fi.mtime), st.Mtim.Sec), as(uint64(fi.mtimeNsec), st.Mtim.Nsec)
 	return &st
 }
 

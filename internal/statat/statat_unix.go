@@ -27,7 +27,8 @@ func stat(d *Dir, name string) (fs.FileInfo, error) {
 		}
 	}
 	fi := &fileInfo{name: path.Base(name), size: st.Size, mode: FileMode(uint32(st.Mode)), raw: uint32(st.Mode),
-		dev: uint64(st.Dev), ino: st.Ino, atime: st.Atim.Nano(), mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+		dev: uint64(st.Dev), ino: st.Ino, atime: st.Atim.Nano(), ctime: st.Ctim.Nano(),
+		mtime: int64(st.Mtim.Sec), mtimeNsec: int32(st.Mtim.Nsec)}
 	return fi, nil
 }
 
@@ -87,18 +88,24 @@ func FileMode(m uint32) fs.FileMode {
 // Stat_t's 200: a warm listing holds two thousand. Sys builds a
 // *syscall.Stat_t of them on each call; ChangeID reads them directly.
 type fileInfo struct {
-	name                string
-	size                int64
-	mode                fs.FileMode
-	raw                 uint32 // st_mode
-	dev, ino            uint64
-	atime, mtime, ctime int64 // Unix nanoseconds
+	name         string
+	size         int64
+	mode         fs.FileMode
+	raw          uint32 // st_mode
+	dev, ino     uint64
+	atime, ctime int64 // Unix nanoseconds
+	// The modification time as seconds and nanoseconds, as os.Stat's
+	// ModTime has it: one that int64 nanoseconds do not hold (before
+	// 1678, after 2262) can be set, unlike ctime, and atime's is read by
+	// no one here.
+	mtime     int64
+	mtimeNsec int32
 }
 
 func (fi *fileInfo) Name() string       { return fi.name }
 func (fi *fileInfo) Size() int64        { return fi.size }
 func (fi *fileInfo) Mode() fs.FileMode  { return fi.mode }
-func (fi *fileInfo) ModTime() time.Time { return time.Unix(0, fi.mtime) }
+func (fi *fileInfo) ModTime() time.Time { return time.Unix(fi.mtime, int64(fi.mtimeNsec)) }
 func (fi *fileInfo) IsDir() bool        { return fi.mode.IsDir() }
 func (fi *fileInfo) Sys() any           { return fi.sys() }
 
