@@ -92,12 +92,6 @@ func writeMemo(key string, res []Result) {
 
 func encodeMemo(res []Result) ([]byte, error) {
 	var e memo.Encoder
-	strs := func(l []string) {
-		e.Num(len(l))
-		for _, s := range l {
-			e.Str(s)
-		}
-	}
 	// blob writes v as JSON, or nothing ("") when empty is true.
 	var err error
 	blob := func(empty bool, v any) {
@@ -132,9 +126,9 @@ func encodeMemo(res []Result) ([]byte, error) {
 			blob(t.Dependencies == nil, t.Dependencies)
 			blob(t.Confirmation == nil, t.Confirmation)
 		}
-		strs(s.Secrets)
+		e.Strs(s.Secrets)
 		blob(s.Permissions == nil, s.Permissions)
-		strs(s.RequireConfirmation)
+		e.Strs(s.RequireConfirmation)
 		blob(s.WhenToUse == nil, s.WhenToUse)
 		blob(len(s.HostOverrides) == 0, s.HostOverrides)
 		blob(len(s.Problems) == 0, s.Problems)
@@ -148,17 +142,6 @@ func encodeMemo(res []Result) ([]byte, error) {
 func decodeMemo(d *memo.Decoder, n int, at func(i int) *Skill) (known []bool, ok bool) {
 	if d.Num() != n || d.Bad {
 		return nil, false
-	}
-	strs := func() []string {
-		k := d.Count(1)
-		if k == 0 || d.Bad {
-			return nil
-		}
-		l := make([]string, k)
-		for i := range l {
-			l[i] = d.Str()
-		}
-		return l
 	}
 	raw := func() json.RawMessage {
 		if s := d.Str(); s != "" {
@@ -203,9 +186,9 @@ func decodeMemo(d *memo.Decoder, n int, at func(i int) *Skill) (known []bool, ok
 				t.Confirmation = jsonOf[skill.ToolConfirm](d.Str(), &bad)
 			}
 		}
-		s.Secrets = strs()
+		s.Secrets = d.Strs()
 		s.Permissions = jsonOf[skill.Permissions](d.Str(), &bad)
-		s.RequireConfirmation = strs()
+		s.RequireConfirmation = d.Strs()
 		s.WhenToUse = jsonOf[skill.WhenToUse](d.Str(), &bad)
 		decodeJSON(d.Str(), &s.HostOverrides)
 		decodeJSON(d.Str(), &s.Problems)

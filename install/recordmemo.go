@@ -53,10 +53,7 @@ func encodeRecordMemo(r *Record) []byte {
 		for _, v := range []string{s.Version, s.Repository, s.Manifest, s.Tree, s.Stat, s.Owner} {
 			e.Str(v)
 		}
-		e.Num(len(s.Files))
-		for _, f := range s.Files {
-			e.Str(f)
-		}
+		e.Strs(s.Files)
 		if s.Pending == nil {
 			e.Byte(0)
 		} else {
@@ -79,12 +76,7 @@ func decodeRecordMemo(d *memo.Decoder) (*Record, bool) {
 	var skill func(depth int) *RecordSkill
 	skill = func(depth int) *RecordSkill {
 		s := &RecordSkill{Version: d.Str(), Repository: d.Str(), Manifest: d.Str(), Tree: d.Str(), Stat: d.Str(), Owner: d.Str()}
-		if n := d.Count(1); n > 0 && !d.Bad {
-			s.Files = make([]string, n)
-			for i := range s.Files {
-				s.Files[i] = d.Str()
-			}
-		}
+		s.Files = d.Strs()
 		switch pending := d.Byte(); {
 		case d.Bad:
 			return nil

@@ -79,10 +79,7 @@ func encodeMemo(f *File) []byte {
 			e.Str(s.Source.Digest)
 			e.Str(s.Source.URL)
 		}
-		e.Num(len(s.Dependencies))
-		for _, d := range s.Dependencies {
-			e.Str(d)
-		}
+		e.Strs(s.Dependencies)
 	}
 	return e.B
 }
@@ -107,12 +104,7 @@ func decodeMemo(d *memo.Decoder) (f *File, ok bool) {
 		if flags&2 != 0 {
 			s.Source = &Source{Commit: d.Str(), Ref: d.Str(), Digest: d.Str(), URL: d.Str()}
 		}
-		if deps := d.Count(1); deps > 0 && !d.Bad {
-			s.Dependencies = make([]string, deps)
-			for j := range s.Dependencies {
-				s.Dependencies[j] = d.Str()
-			}
-		}
+		s.Dependencies = d.Strs()
 		if d.Bad {
 			return nil, false
 		}

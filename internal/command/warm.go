@@ -74,17 +74,11 @@ type warmStamp struct {
 // fields.
 func (st *warmStamp) encode() []byte {
 	e := memo.Encoder{B: []byte(warmVersion + "\n")}
-	strs := func(ss []string) {
-		e.Num(len(ss))
-		for _, s := range ss {
-			e.Str(s)
-		}
-	}
 	e.Str(st.Inputs)
-	strs(st.Targets)
+	e.Strs(st.Targets)
 	e.Str(st.Owner)
 	e.Str(st.Root)
-	strs(st.Allow)
+	e.Strs(st.Allow)
 	e.Str(st.RecordMemo)
 	e.Str(st.LockMemo)
 	e.Str(st.Stdout)
@@ -99,21 +93,10 @@ func readWarmStamp(path string) (st warmStamp, ok bool) {
 	if !ok {
 		return st, false
 	}
-	strs := func() []string {
-		n := d.Count(1)
-		if n == 0 || d.Bad {
-			return nil
-		}
-		ss := make([]string, n)
-		for i := range ss {
-			ss[i] = d.Str()
-		}
-		return ss
-	}
 	st.Inputs = d.Str()
-	st.Targets = strs()
+	st.Targets = d.Strs()
 	st.Owner, st.Root = d.Str(), d.Str()
-	st.Allow = strs()
+	st.Allow = d.Strs()
 	st.RecordMemo, st.LockMemo = d.Str(), d.Str()
 	st.Stdout, st.Stderr = d.Str(), d.Str()
 	return st, d.Done()

@@ -24,6 +24,14 @@ func (e *Encoder) Str(s string) {
 // Byte appends c.
 func (e *Encoder) Byte(c byte) { e.B = append(e.B, c) }
 
+// Strs appends the count of l and each string.
+func (e *Encoder) Strs(l []string) {
+	e.Num(len(l))
+	for _, s := range l {
+		e.Str(s)
+	}
+}
+
 // Decoder reads what an Encoder wrote. A read past the end or of a
 // malformed field sets Bad, after which every read returns a zero value:
 // a caller checks Bad (or Done) once after a group of reads.
@@ -74,6 +82,20 @@ func (d *Decoder) Str() string {
 	s := d.data[:n]
 	d.data = d.data[n:]
 	return s
+}
+
+// Strs reads what Encoder.Strs wrote: nil for none, or after a bad
+// read.
+func (d *Decoder) Strs() []string {
+	n := d.Count(1) // each string is at least its length's byte
+	if n == 0 || d.Bad {
+		return nil
+	}
+	l := make([]string, n)
+	for i := range l {
+		l[i] = d.Str()
+	}
+	return l
 }
 
 // Byte reads one byte.

@@ -53,3 +53,19 @@ func TestCodecCount(t *testing.T) {
 		t.Errorf("Count(4) of 2 items in 6 bytes: Bad = %v; want true", d.Bad)
 	}
 }
+
+func TestCodecStrs(t *testing.T) {
+	var e Encoder
+	e.Strs([]string{"a", "", "héllo"})
+	e.Strs(nil)
+	d := NewDecoder(e.B)
+	if got, none := d.Strs(), d.Strs(); len(got) != 3 || got[0] != "a" || got[1] != "" || got[2] != "héllo" || none != nil || !d.Done() {
+		t.Errorf("Strs = %q, %q, done %v", got, none, d.Done())
+	}
+	var big Encoder
+	big.Num(5) // five strings promised, two bytes follow
+	big.Str("x")
+	if d := NewDecoder(big.B); d.Strs() != nil || !d.Bad {
+		t.Error("a count past the bytes left was read")
+	}
+}
