@@ -21,5 +21,6 @@ func main() {
 	if sandbox.IsProxyChild(os.Args) {
 		os.Exit(netproxy.RunChild(os.Args, os.Stdin, os.Stdout))
 	}
+	command.CheckFront(os.Stderr)
 	command.Main(nil, runEnv)
 }

@@ -3,6 +3,9 @@ package command
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
 	"slices"
 
 	"github.com/skillpm/skillpm/internal/siblings"
@@ -60,11 +63,92 @@ func findFull(why string) (string, error) {
 
 // HandOff runs the command line args in skillpm-full, in place of this
 // process where the system can (exec on Unix: same process, streams,
-// signals and exit code). It returns only when that fails.
+// signals and exit code). It returns only when that fails. The child
+// learns this program's build (FrontBuildEnv), so that a skillpm-full
+// from another build says so (CheckFront).
 func HandOff(args []string) error {
 	full, err := FindFull()
 	if err != nil {
 		return err
 	}
+	if err := os.Setenv(FrontBuildEnv, BuildID()); err != nil {
+		return err
+	}
 	return handOff(full, args)
+}
+
+// FrontBuildEnv is the variable in which the front passes its BuildID to
+// the skillpm-full it hands a command line to.
+const FrontBuildEnv = "SKILLPM_FRONT_BUILD"
+
+// BuildID names this program's build: its version, and for a build from
+// a VCS checkout the revision, with "+modified" when the tree had
+// uncommitted changes ("dev@0123456789ab+modified"). The programs of one
+// installation share it.
+func BuildID() string {
+	v, rev := Version, ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+		rev = revision(bi)
+	}
+	if rev != "" {
+		v += "@" + rev
+	}
+	return v
+}
+
+// revision is the VCS revision bi records, shortened to 12 characters,
+// with "+modified" for a build of a changed tree; "" when bi has none.
+func revision(bi *debug.BuildInfo) string {
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev == "" {
+		return ""
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if modified == "true" {
+		rev += "+modified"
+	}
+	return rev
+}
+
+// CheckFront is skillpm-full's first step: when a front handed it the
+// command line (FrontBuildEnv) and is of another build than this program,
+// it warns on stderr, naming both, because the two are built and
+// installed together and a mixed pair may disagree on file formats and
+// flags. The command runs on either way. The variable is removed, so
+// that nothing this program starts inherits it.
+func CheckFront(stderr io.Writer) {
+	front, ok := os.LookupEnv(FrontBuildEnv)
+	if !ok {
+		return
+	}
+	os.Unsetenv(FrontBuildEnv)
+	if msg := frontMismatch(front, BuildID()); msg != "" {
+		fmt.Fprintln(stderr, msg)
+	}
+}
+
+// frontMismatch is CheckFront's warning for a front of build front and
+// this program of build full; "" when they are the same build.
+func frontMismatch(front, full string) string {
+	if front == full {
+		return ""
+	}
+	self := FullName
+	if exe, err := os.Executable(); err == nil {
+		self += " (" + exe + ")"
+	}
+	return fmt.Sprintf("skillpm: warning: %s is build %s, but the skillpm that handed it this command is build %s; install the programs together (go install ./cmd/... puts skillpm, skillpm-full and skillpm-sigstore side by side)", self, full, front)
 }

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -49,5 +50,39 @@ func TestFindFullMissing(t *testing.T) {
 	_, err := FindFull()
 	if err == nil || !strings.Contains(err.Error(), FullName+" is not installed") || LightExitCode(err) != ExitNoHelper {
 		t.Fatalf("FindFull() = %v (exit %d), want ErrNoFull (exit %d)", err, LightExitCode(err), ExitNoHelper)
+	}
+}
+
+func TestRevision(t *testing.T) {
+	rev := "0123456789abcdef0123456789abcdef01234567"
+	for _, tc := range []struct {
+		settings []debug.BuildSetting
+		want     string
+	}{
+		{nil, ""},
+		{[]debug.BuildSetting{{Key: "vcs.modified", Value: "true"}}, ""},
+		{[]debug.BuildSetting{{Key: "vcs.revision", Value: rev}}, "0123456789ab"},
+		{[]debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "false"}}, "0123456789ab"},
+		{[]debug.BuildSetting{{Key: "vcs.modified", Value: "true"}, {Key: "vcs.revision", Value: rev}}, "0123456789ab+modified"},
+		{[]debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}}, "abc"},
+	} {
+		if got := revision(&debug.BuildInfo{Settings: tc.settings}); got != tc.want {
+			t.Errorf("revision(%v) = %q, want %q", tc.settings, got, tc.want)
+		}
+	}
+}
+
+func TestFrontMismatch(t *testing.T) {
+	if msg := frontMismatch("dev@0123456789ab", "dev@0123456789ab"); msg != "" {
+		t.Errorf("same build: %q, want no warning", msg)
+	}
+	msg := frontMismatch("v1.2.0", "dev@0123456789ab")
+	for _, want := range []string{"skillpm-full", "build dev@0123456789ab", "build v1.2.0", "go install ./cmd/..."} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("warning %q does not say %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "\n") {
+		t.Errorf("warning %q is more than one line", msg)
 	}
 }

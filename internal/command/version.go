@@ -28,7 +28,7 @@ func printVersion(e *Env) error {
 		}
 	}
 	if e.JSON {
-		return WriteJSON(e.Stdout, map[string]string{"version": v, "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH})
+		return WriteJSON(e.Stdout, map[string]string{"version": v, "build": BuildID(), "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH})
 	}
 	fmt.Fprintf(e.Stdout, "skillpm %s (%s, %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return nil
