@@ -118,7 +118,15 @@ func classify(err error) error {
 		ne net.Error
 		ue *url.Error
 	)
-	if errors.As(err, &ne) || errors.As(err, &ue) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
+	if errors.As(err, &ne) {
+		// A bare errno is a net.Error too: one from a local file (a full
+		// disk under the cache) is this machine's failure, not the
+		// registry's.
+		if _, errno := ne.(syscall.Errno); errno {
+			ne = nil
+		}
+	}
+	if ne != nil || errors.As(err, &ue) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
 		// A context cancellation surfaces as a *url.Error too; keep it
 		// recognisable as such.
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

@@ -160,6 +160,9 @@ func verifyExitCode(s verify.Status) int {
 
 // hintFor returns the recommendation that goes under an error message.
 func hintFor(err error) string {
+	if h := command.DiskHint(err); h != "" {
+		return h
+	}
 	var ue *command.UsageError
 	if errors.As(err, &ue) {
 		return ue.Hint

@@ -6,8 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/config"
@@ -112,6 +116,9 @@ func LightExitCode(err error) int {
 // LightHint returns the recommendation that goes under an error message,
 // for the errors LightExitCode knows; "" when there is none.
 func LightHint(err error) string {
+	if h := DiskHint(err); h != "" {
+		return h
+	}
 	var ue *UsageError
 	if errors.As(err, &ue) {
 		return ue.Hint
@@ -142,6 +149,38 @@ func LightHint(err error) string {
 	}
 	if errors.Is(err, resolve.ErrNotFound) {
 		return "check the name and the registry it resolves from ('registry:' in skills.yaml, or SKILLPM_REGISTRY); 'skillpm search NAME' finds published skills"
+	}
+	return ""
+}
+
+// DiskHint says what to do about a local file system that refused a
+// write, full (ENOSPC), over quota (EDQUOT) or read-only (EROFS), naming
+// the nearest existing folder of the path written; "" for any other
+// error. The exit code of such
+// an error is ExitError, an environment problem.
+func DiskHint(err error) string {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return ""
+	}
+	// The nearest folder that still exists: the file, or the staging
+	// folder it was written in, is gone by now.
+	dir := pe.Path
+	for {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	switch {
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return fmt.Sprintf("the file system holding %s is full; free space there and run the command again (skillpm's cache is under SKILLPM_HOME, its temporary files under TMPDIR)", dir)
+	case errors.Is(err, syscall.EROFS):
+		return fmt.Sprintf("the file system holding %s is read-only; make it writable, or point SKILLPM_HOME or TMPDIR elsewhere, and run the command again", dir)
 	}
 	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -85,13 +86,19 @@ func (c *Client) runEnv(ctx context.Context, dir string, env []string, args ...s
 	if msg == "" {
 		msg = err.Error()
 	}
-	return nil, classify(msg)
+	return nil, classify(dir, msg)
 }
 
-// classify turns git's message into the error a caller tells apart.
-func classify(msg string) error {
+// classify turns git's message, from a git run in dir, into the error a
+// caller tells apart.
+func classify(dir, msg string) error {
 	low := strings.ToLower(msg)
 	switch {
+	case strings.Contains(low, "no space left on device"):
+		// The machine's failure, not the repository's.
+		return fmt.Errorf("%s: %w", msg, &fs.PathError{Op: "git write in", Path: dir, Err: syscall.ENOSPC})
+	case strings.Contains(low, "disk quota exceeded"):
+		return fmt.Errorf("%s: %w", msg, &fs.PathError{Op: "git write in", Path: dir, Err: syscall.EDQUOT})
 	case strings.Contains(low, "could not read username"), strings.Contains(low, "could not read password"),
 		strings.Contains(low, "authentication failed"), strings.Contains(low, "permission denied (publickey"),
 		strings.Contains(low, "http basic: access denied"):

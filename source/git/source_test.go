@@ -3,8 +3,10 @@ package git
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/skillpm/skillpm/lockfile"
@@ -125,14 +127,23 @@ func TestKindSkills(t *testing.T) {
 
 func TestClassify(t *testing.T) {
 	for msg, want := range map[string]error{
-		"fatal: could not read Username for 'https://example.com': terminal prompts disabled":      ErrAuth,
-		"git@example.com: Permission denied (publickey).":                                          ErrAuth,
-		"remote: Repository not found.\nfatal: repository 'https://github.com/a/b.git/' not found": ErrNotFound,
-		"fatal: unable to access 'https://nonexistent.invalid/': Could not resolve host":           ErrFailed,
+		"fatal: could not read Username for 'https://example.com': terminal prompts disabled":        ErrAuth,
+		"git@example.com: Permission denied (publickey).":                                            ErrAuth,
+		"remote: Repository not found.\nfatal: repository 'https://github.com/a/b.git/' not found":   ErrNotFound,
+		"fatal: unable to access 'https://nonexistent.invalid/': Could not resolve host":             ErrFailed,
+		"error: file write error: No space left on device\nfatal: unable to write loose object file": syscall.ENOSPC,
+		"fatal: write error: Disk quota exceeded":                                                    syscall.EDQUOT,
 	} {
-		if err := classify(msg); !errors.Is(err, want) {
+		if err := classify("/cache/git/r", msg); !errors.Is(err, want) {
 			t.Errorf("classify(%q) = %v; want %v", msg, err, want)
 		}
+	}
+	// A full disk is named where git wrote, and is no failure of the
+	// repository's.
+	err := classify("/cache/git/r", "fatal: write error: No space left on device")
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Path != "/cache/git/r" || errors.Is(err, ErrFailed) {
+		t.Errorf("classify of a full disk = %v; want a *fs.PathError for /cache/git/r, not ErrFailed", err)
 	}
 }
 

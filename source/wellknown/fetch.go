@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,6 +86,10 @@ func (c *Client) download(ctx context.Context, e Entry, f *os.File) error {
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // writing the download failed (a full disk): not the origin's fault
+			return fmt.Errorf("skill %q: download %s: %w", e.Name, redact(e.URL), err)
 		}
 		return fmt.Errorf("skill %q: download %s: %w: %v", e.Name, redact(e.URL), ErrNetwork, err)
 	}
