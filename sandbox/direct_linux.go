@@ -92,6 +92,18 @@ func Start(cmd *exec.Cmd, pol Policy) (*Running, error) {
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
 		if !r.pid1 {
+			// This thread joins the handler's Landlock domain, where
+			// Landlock lets ptrace and /proc/PID/{environ,mem,fd} reach
+			// it, and through it all of skillpm's memory and
+			// descriptors. A process that is not dumpable can only be
+			// reached so with CAP_SYS_PTRACE, which the handler never
+			// holds. The flag is the whole process's and stays set
+			// (concurrent runs would race to restore it).
+			if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+				started <- fmt.Errorf("not dumpable: %w", err)
+				return
+			}
+			spec.guardTID = unix.Gettid() // nor signal it (see filterSpec)
 			// No user namespace to leave the capabilities behind in: a
 			// handler of a skillpm running as root would hold them all.
 			if err := dropCapabilities(); err != nil {

@@ -27,11 +27,29 @@ import (
 //     runs any readable program given as its argument
 //     (ld-linux-x86-64.so.2 /bin/sh). So every execve and execveat is sent
 //     to skillpm (SECCOMP_RET_USER_NOTIF), which lets the first one through
-//     (the handler itself) and answers every later one EPERM.
+//     (the handler itself) and answers every later one EPERM;
+//   - other processes: prlimit64 on any process but the caller fails with
+//     EPERM. Landlock scopes ptrace and signals, not resource limits, and
+//     without a PID namespace a handler could otherwise lower the limits
+//     of every process of its user (RLIMIT_CPU kills);
+//   - skillpm's forking thread (guardTID, without namespaces): it sits in
+//     the handler's Landlock domain, so Landlock lets signals to it
+//     through, and a thread-directed SIGKILL or SIGSTOP acts on all of
+//     skillpm. Every way of naming that thread as a signal's target fails
+//     with EPERM: kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo
+//     and pidfd_open with its id, F_SETOWN with its id, and F_SETOWN_EX,
+//     FIOSETOWN and SIOCSPGRP, whose target is behind a pointer, whatever
+//     they name; pidfd_send_signal fails with ENOSYS (a /proc/TID folder
+//     is a pidfd too). Reading its memory or attaching to it is refused
+//     by the kernel: skillpm is not dumpable, see Start.
 //
 // Decisions on notified calls depend only on the order of the calls,
 // never on their (racy) pointer arguments. Calls of another ABI (i386 int
 // 0x80, x32) kill the process.
+
+// fioSetOwn is FIOSETOWN (asm-generic/sockios.h), which x/sys/unix does
+// not define.
+const fioSetOwn = 0x8901
 
 // seccompNotif is struct seccomp_notif.
 type seccompNotif struct {
@@ -69,6 +87,9 @@ type filterSpec struct {
 	noSockets     bool // socket() fails with EACCES, whatever the domain
 	noUnixSockets bool // socket(AF_UNIX, …) fails with EACCES
 	notifyExec    bool // execve and execveat are notified
+	// guardTID is a thread of skillpm inside the sandbox's Landlock
+	// domain that the sandbox must not signal; 0 for none.
+	guardTID int
 }
 
 // specFor is the filter for pol. notifyExec is set by the caller.
@@ -105,7 +126,46 @@ func (s filterSpec) program(arch uint32) []unix.SockFilter {
 		p = append(p, unix.SockFilter{Code: jeq, Jt: 0, Jf: uint8(len(body)), K: uint32(sys)})
 		p = append(p, body...)
 	}
+	// argIs appends: if the low word of argument i (a pid_t or an int
+	// command, which the kernel truncates to 32 bits) is v, fail with
+	// EPERM, else go on to the next rule.
+	argIs := func(i int, v uint32) []unix.SockFilter {
+		return []unix.SockFilter{
+			{Code: ld, K: uint32(offArg0 + 8*i)},
+			{Code: jeq, Jt: 0, Jf: 1, K: v},
+			{Code: ret, K: errno(unix.EPERM)},
+		}
+	}
+	// ruleThen appends: if nr == sys, run body, then reload the number
+	// (body does not always return) and go on.
+	ruleThen := func(sys uintptr, body ...unix.SockFilter) {
+		body = append(body, unix.SockFilter{Code: ld, K: offNR})
+		rule(sys, body...)
+	}
 	rule(unix.SYS_IO_URING_SETUP, unix.SockFilter{Code: ret, K: errno(unix.ENOSYS)})
+	rule(unix.SYS_PRLIMIT64,
+		unix.SockFilter{Code: ld, K: offArg0},
+		unix.SockFilter{Code: jeq, Jt: 1, Jf: 0, K: 0},
+		unix.SockFilter{Code: ret, K: errno(unix.EPERM)},
+		unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_ALLOW})
+	if tid := uint32(s.guardTID); tid != 0 {
+		for _, sys := range []uintptr{unix.SYS_KILL, unix.SYS_TKILL, unix.SYS_RT_SIGQUEUEINFO, unix.SYS_PIDFD_OPEN} {
+			ruleThen(sys, argIs(0, tid)...)
+		}
+		for _, sys := range []uintptr{unix.SYS_TGKILL, unix.SYS_RT_TGSIGQUEUEINFO} {
+			ruleThen(sys, argIs(1, tid)...)
+		}
+		ruleThen(unix.SYS_FCNTL, append(argIs(1, unix.F_SETOWN_EX),
+			unix.SockFilter{Code: jeq, Jt: 0, Jf: 3, K: unix.F_SETOWN}, // the command is still loaded
+			unix.SockFilter{Code: ld, K: offArg0 + 16},
+			unix.SockFilter{Code: jeq, Jt: 0, Jf: 1, K: tid},
+			unix.SockFilter{Code: ret, K: errno(unix.EPERM)})...)
+		ruleThen(unix.SYS_IOCTL, append(argIs(1, fioSetOwn), argIs(1, unix.SIOCSPGRP)...)...)
+		// A /proc/PID folder is a pidfd too, and one opened by the
+		// thread's id names it; pidfd_send_signal is refused as missing
+		// (ENOSYS), so that programs fall back to kill.
+		rule(unix.SYS_PIDFD_SEND_SIGNAL, unix.SockFilter{Code: ret, K: errno(unix.ENOSYS)})
+	}
 	switch {
 	case s.noSockets:
 		rule(unix.SYS_SOCKET, unix.SockFilter{Code: ret, K: errno(unix.EACCES)})
