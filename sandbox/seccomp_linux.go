@@ -31,7 +31,15 @@ import (
 //   - other processes: prlimit64 on any process but the caller fails with
 //     EPERM. Landlock scopes ptrace and signals, not resource limits, and
 //     without a PID namespace a handler could otherwise lower the limits
-//     of every process of its user (RLIMIT_CPU kills);
+//     of every process of its user (RLIMIT_CPU kills). Without a PID
+//     namespace (guardTID set) the scheduling calls are held to the
+//     caller too: sched_setaffinity, sched_setscheduler, sched_setparam
+//     and sched_setattr only on pid 0, setpriority and ioprio_set only on
+//     (the process, 0), or a handler could make every process of its user
+//     SCHED_IDLE;
+//   - keyrings: keyctl, add_key and request_key fail with ENOSYS, since
+//     the user's and the session's keyrings (and the keys in them) are
+//     within a handler's reach otherwise;
 //   - skillpm's forking thread (guardTID, without namespaces): it sits in
 //     the handler's Landlock domain, so Landlock lets signals to it
 //     through, and a thread-directed SIGKILL or SIGSTOP acts on all of
@@ -143,6 +151,12 @@ func (s filterSpec) program(arch uint32) []unix.SockFilter {
 		rule(sys, body...)
 	}
 	rule(unix.SYS_IO_URING_SETUP, unix.SockFilter{Code: ret, K: errno(unix.ENOSYS)})
+	// The kernel's keyrings are the user's, not the sandbox's: keys of
+	// the user and session keyrings (Kerberos tickets, ...) would be
+	// readable. As if the kernel had none.
+	for _, sys := range []uintptr{unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY} {
+		rule(sys, unix.SockFilter{Code: ret, K: errno(unix.ENOSYS)})
+	}
 	rule(unix.SYS_PRLIMIT64,
 		unix.SockFilter{Code: ld, K: offArg0},
 		unix.SockFilter{Code: jeq, Jt: 1, Jf: 0, K: 0},
@@ -161,6 +175,34 @@ func (s filterSpec) program(arch uint32) []unix.SockFilter {
 			unix.SockFilter{Code: jeq, Jt: 0, Jf: 1, K: tid},
 			unix.SockFilter{Code: ret, K: errno(unix.EPERM)})...)
 		ruleThen(unix.SYS_IOCTL, append(argIs(1, fioSetOwn), argIs(1, unix.SIOCSPGRP)...)...)
+		// Without a PID namespace every process of the user is in
+		// reach of the scheduling calls, which Landlock does not scope:
+		// only the caller's own settings may change.
+		self := func(i int) []unix.SockFilter {
+			return []unix.SockFilter{
+				{Code: ld, K: uint32(offArg0 + 8*i)},
+				{Code: jeq, Jt: 1, Jf: 0, K: 0},
+				{Code: ret, K: errno(unix.EPERM)},
+				{Code: ret, K: unix.SECCOMP_RET_ALLOW},
+			}
+		}
+		for _, sys := range []uintptr{unix.SYS_SCHED_SETAFFINITY, unix.SYS_SCHED_SETSCHEDULER, unix.SYS_SCHED_SETPARAM, unix.SYS_SCHED_SETATTR} {
+			rule(sys, self(0)...)
+		}
+		// setpriority and ioprio_set name a process, a process group
+		// or a user: only (PRIO_PROCESS or IOPRIO_WHO_PROCESS, 0).
+		for _, c := range []struct {
+			sys     uintptr
+			process uint32
+		}{{unix.SYS_SETPRIORITY, unix.PRIO_PROCESS}, {unix.SYS_IOPRIO_SET, 1}} {
+			rule(c.sys,
+				unix.SockFilter{Code: ld, K: offArg0},
+				unix.SockFilter{Code: jeq, Jt: 0, Jf: 2, K: c.process},
+				unix.SockFilter{Code: ld, K: offArg0 + 8},
+				unix.SockFilter{Code: jeq, Jt: 1, Jf: 0, K: 0},
+				unix.SockFilter{Code: ret, K: errno(unix.EPERM)},
+				unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_ALLOW})
+		}
 		// A /proc/PID folder is a pidfd too, and one opened by the
 		// thread's id names it; pidfd_send_signal is refused as missing
 		// (ENOSYS), so that programs fall back to kill.

@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/skillpm/skillpm/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 // hostProbe is a handler that goes after the process that started it:
@@ -89,6 +91,25 @@ def handler(args):
             if libc.syscall(424, fd, 0, None, 0) == 0:  # pidfd_send_signal
                 got.append(f"pidfd_send_signal {tid}")
             os.close(fd)
+    other = args["other"]
+    for name, call in (
+        ("setpriority", lambda: os.setpriority(os.PRIO_PROCESS, other, 19)),
+        ("setpriority user", lambda: os.setpriority(os.PRIO_USER, os.getuid(), 19)),
+        ("sched_setaffinity", lambda: os.sched_setaffinity(other, {0})),
+        ("sched_setscheduler", lambda: os.sched_setscheduler(other, os.SCHED_IDLE, os.sched_param(0))),
+    ):
+        try:
+            call()
+            got.append(f"{name} {other}")
+        except OSError:
+            pass
+    if libc.syscall(251, 1, other, 3 << 13) == 0:  # ioprio_set(IOPRIO_WHO_PROCESS, other, idle)
+        got.append(f"ioprio_set {other}")
+    key = libc.syscall(250, 10, ctypes.c_long(-4), b"user", args["key"].encode(), 0)  # KEYCTL_SEARCH @u
+    if key >= 0:
+        buf = ctypes.create_string_buffer(64)
+        n = libc.syscall(250, 11, ctypes.c_long(key), buf, 64)  # KEYCTL_READ
+        got.append(f"keyring: {buf.raw[:max(n, 0)]!r}")
     return {"got": got}
 `
 
@@ -104,7 +125,13 @@ func TestSandboxCannotReachSkillpm(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { other.Process.Kill(); other.Wait() }()
-	input := fmt.Sprintf(`{"pid":%d,"other":%d}`, os.Getpid(), other.Process.Pid)
+	key := fmt.Sprintf("skillpm-test-%d", time.Now().UnixNano())
+	id, err := unix.AddKey("user", key, []byte("KEYRING SECRET"), unix.KEY_SPEC_USER_KEYRING)
+	if err != nil {
+		t.Fatalf("add a key to the user keyring: %v", err)
+	}
+	defer unix.KeyctlInt(unix.KEYCTL_UNLINK, id, unix.KEY_SPEC_USER_KEYRING, 0, 0)
+	input := fmt.Sprintf(`{"pid":%d,"other":%d,"key":%q}`, os.Getpid(), other.Process.Pid, key)
 	allowed := universal
 	allowed.AllowSubprocess = true
 	for _, perms := range []sandbox.Permissions{{}, allowed, universal} {
