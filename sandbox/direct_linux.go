@@ -206,8 +206,10 @@ func (r *Running) Signal(sig syscall.Signal) {
 // last Signal).
 func (r *Running) Done() { r.once.Do(func() { close(r.release) }) }
 
-// namespaces sets cmd's SysProcAttr: new user and PID namespaces, and
-// SIGKILL when the forking thread (and so skillpm) dies. No uid or gid
+// namespaces sets cmd's SysProcAttr: new user, PID and IPC namespaces
+// (System V shared memory, message queues and semaphores of the host are
+// out of reach), and SIGKILL when the forking thread (and so skillpm)
+// dies. No uid or gid
 // map is written: the forking thread is confined by Landlock, which
 // denies writing /proc/PID/uid_map, and the handler needs none. Inside,
 // its ids show as the overflow id (65534, nobody); files keep the
@@ -217,7 +219,7 @@ func namespaces(cmd *exec.Cmd) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	a := cmd.SysProcAttr
-	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
 	a.Pdeathsig = syscall.SIGKILL
 }
 

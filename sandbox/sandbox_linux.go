@@ -63,7 +63,7 @@ func Wrap(cmd *exec.Cmd, pol Policy, launcher string) error {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	a := cmd.SysProcAttr
-	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC // IPC: see namespaces
 	switch {
 	case pol.Net == NetProxy && pol.ProxySocket != "" && pol.ProxyPort > 0:
 		// Own network namespace whose only way out is the launcher's

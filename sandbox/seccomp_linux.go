@@ -37,6 +37,9 @@ import (
 //     and sched_setattr only on pid 0, setpriority and ioprio_set only on
 //     (the process, 0), or a handler could make every process of its user
 //     SCHED_IDLE;
+//   - System V IPC (guardTID set): every shm*, msg* and sem* call fails
+//     with ENOSYS; with namespaces the sandbox has an IPC namespace of
+//     its own instead;
 //   - keyrings: keyctl, add_key and request_key fail with ENOSYS, since
 //     the user's and the session's keyrings (and the keys in them) are
 //     within a handler's reach otherwise;
@@ -202,6 +205,18 @@ func (s filterSpec) program(arch uint32) []unix.SockFilter {
 				unix.SockFilter{Code: jeq, Jt: 1, Jf: 0, K: 0},
 				unix.SockFilter{Code: ret, K: errno(unix.EPERM)},
 				unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_ALLOW})
+		}
+		// Nor System V IPC: its objects are shared by every process of
+		// the IPC namespace and checked by user only (other programs'
+		// shared memory, message queues and semaphores), and only a
+		// namespace, which this sandbox does not have, makes them
+		// private. As if the kernel had none.
+		for _, sys := range []uintptr{
+			unix.SYS_SHMGET, unix.SYS_SHMAT, unix.SYS_SHMCTL,
+			unix.SYS_MSGGET, unix.SYS_MSGSND, unix.SYS_MSGRCV, unix.SYS_MSGCTL,
+			unix.SYS_SEMGET, unix.SYS_SEMOP, unix.SYS_SEMTIMEDOP, unix.SYS_SEMCTL,
+		} {
+			rule(sys, unix.SockFilter{Code: ret, K: errno(unix.ENOSYS)})
 		}
 		// A /proc/PID folder is a pidfd too, and one opened by the
 		// thread's id names it; pidfd_send_signal is refused as missing

@@ -105,6 +105,12 @@ def handler(args):
             pass
     if libc.syscall(251, 1, other, 3 << 13) == 0:  # ioprio_set(IOPRIO_WHO_PROCESS, other, idle)
         got.append(f"ioprio_set {other}")
+    libc.shmat.restype = ctypes.c_void_p
+    shm = libc.shmget(args["shmkey"], 0, 0)
+    if shm >= 0:
+        at = libc.shmat(shm, None, 0o10000)  # SHM_RDONLY
+        if at not in (None, ctypes.c_void_p(-1).value):
+            got.append(f"System V shared memory: {ctypes.string_at(at, 10)!r}")
     key = libc.syscall(250, 10, ctypes.c_long(-4), b"user", args["key"].encode(), 0)  # KEYCTL_SEARCH @u
     if key >= 0:
         buf = ctypes.create_string_buffer(64)
@@ -131,10 +137,24 @@ func TestSandboxCannotReachSkillpm(t *testing.T) {
 		t.Fatalf("add a key to the user keyring: %v", err)
 	}
 	defer unix.KeyctlInt(unix.KEYCTL_UNLINK, id, unix.KEY_SPEC_USER_KEYRING, 0, 0)
-	input := fmt.Sprintf(`{"pid":%d,"other":%d,"key":%q}`, os.Getpid(), other.Process.Pid, key)
+	shmKey := int(time.Now().UnixNano() & 0x3fffffff)
+	shm, err := unix.SysvShmGet(shmKey, 4096, unix.IPC_CREAT|unix.IPC_EXCL|0o600)
+	if err != nil {
+		t.Fatalf("System V shared memory: %v", err)
+	}
+	defer unix.SysvShmCtl(shm, unix.IPC_RMID, nil)
+	mem, err := unix.SysvShmAttach(shm, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.SysvShmDetach(mem)
+	copy(mem, "SHM SECRET")
+	input := fmt.Sprintf(`{"pid":%d,"other":%d,"key":%q,"shmkey":%d}`, os.Getpid(), other.Process.Pid, key, shmKey)
 	allowed := universal
 	allowed.AllowSubprocess = true
-	for _, perms := range []sandbox.Permissions{{}, allowed, universal} {
+	proxied := allowed
+	proxied.Outbound = []string{"example.test"}
+	for _, perms := range []sandbox.Permissions{{}, allowed, universal, proxied} {
 		opts, _ := confined(t, sandbox.Default)
 		res, err := runHostile(t, "scripts/h.py", hostProbe, perms, opts, input)
 		if err != nil {
