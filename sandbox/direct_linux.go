@@ -73,7 +73,7 @@ func Start(cmd *exec.Cmd, pol Policy) (*Running, error) {
 	}
 	r := &Running{signals: make(chan signalReq), release: make(chan struct{})}
 	spec := specFor(pol)
-	sup := &supervisor{execOnce: pol.ExecOnce}
+	sup := newSupervisor(pol, pol.ExecOnce)
 	if pol.ExecOnce || abiVersion() < 6 {
 		r.pid1 = true
 		namespaces(cmd)

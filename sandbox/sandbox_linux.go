@@ -135,7 +135,7 @@ func Launch(args []string) (int, error) {
 	}
 	spec := specFor(pol)
 	spec.notifyExec = pol.ExecOnce
-	if err := applyFilter(spec, &supervisor{execOnce: true}, true); err != nil {
+	if err := applyFilter(spec, newSupervisor(pol, true), true); err != nil {
 		return 126, fmt.Errorf("skillpm sandbox: %w", err)
 	}
 

@@ -98,6 +98,7 @@ type filterSpec struct {
 	noSockets     bool // socket() fails with EACCES, whatever the domain
 	noUnixSockets bool // socket(AF_UNIX, …) fails with EACCES
 	notifyExec    bool // execve and execveat are notified
+	notifyMeta    bool // chmod, chown and utimes calls are notified (see metadata)
 	// guardTID is a thread of skillpm inside the sandbox's Landlock
 	// domain that the sandbox must not signal; 0 for none.
 	guardTID int
@@ -108,11 +109,12 @@ func specFor(pol Policy) filterSpec {
 	return filterSpec{
 		noSockets:     pol.Net == NetNone || (pol.Net == NetProxy && !NeedsLauncher(pol)),
 		noUnixSockets: true,
+		notifyMeta:    true,
 	}
 }
 
 // notifies reports whether the filter sends calls to a supervisor.
-func (s filterSpec) notifies() bool { return s.notifyExec }
+func (s filterSpec) notifies() bool { return s.notifyExec || s.notifyMeta }
 
 // program is the BPF program for s.
 func (s filterSpec) program(arch uint32) []unix.SockFilter {
@@ -233,6 +235,14 @@ func (s filterSpec) program(arch uint32) []unix.SockFilter {
 			unix.SockFilter{Code: ret, K: errno(unix.EACCES)},
 			unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_ALLOW})
 	}
+	if s.notifyMeta {
+		for _, sys := range metaNumbers() {
+			rule(sys, unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_USER_NOTIF})
+		}
+		for _, sys := range xattrWrites {
+			rule(sys, unix.SockFilter{Code: ret, K: errno(unix.EOPNOTSUPP)})
+		}
+	}
 	if s.notifyExec {
 		rule(unix.SYS_EXECVE, unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_USER_NOTIF})
 		rule(unix.SYS_EXECVEAT, unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_USER_NOTIF})
@@ -272,10 +282,31 @@ type supervisor struct {
 	execOnce    bool // every exec after the first fails with EPERM
 	firstExec   bool // the first exec is still to come
 	onFirstExec func(pid int) error
+	// writeRoots are the folders and files the policy lets the handler
+	// write (resolved), where it may change modes and times.
+	writeRoots []string
 }
 
-// answer decides one notification: CONTINUE or an errno.
+// newSupervisor returns the supervisor for pol's filter.
+func newSupervisor(pol Policy, execOnce bool) *supervisor {
+	s := &supervisor{execOnce: execOnce}
+	for _, r := range pol.Rules {
+		if r.Exact && r.Access&Write != 0 { // not /dev/null and the like
+			s.writeRoots = append(s.writeRoots, r.Path)
+		}
+	}
+	return s
+}
+
+// answer decides one notification: CONTINUE, or the call's result.
 func (s *supervisor) answer(n *seccompNotif) seccompNotifResp {
+	if n.nr != unix.SYS_EXECVE && n.nr != unix.SYS_EXECVEAT {
+		resp := seccompNotifResp{id: n.id}
+		if e := s.metadata(n); e != 0 {
+			resp.error = -int32(e)
+		}
+		return resp
+	}
 	resp := seccompNotifResp{id: n.id, flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
 	deny := func() { resp.flags, resp.error = 0, -int32(unix.EPERM) }
 	switch {
