@@ -70,6 +70,23 @@ var metaCalls = map[int32]metaCall{
 	unix.SYS_UTIMENSAT: {op: opUtimes, dirfd: 0, path: 1, fd: -1, times: 2, flags: 3, timeKind: timesSpec},
 }
 
+// createCalls create files, with the index of their mode argument: a
+// mode with the set-user-ID or set-group-ID bit fails with EPERM, so that
+// a handler cannot leave a program that runs as its user (or root, for a
+// skillpm running as root) for others to start; openat2, whose mode is
+// behind a pointer, fails with ENOSYS, as on kernels before 5.6, and
+// callers fall back to openat. The emulated chmod drops those bits too.
+func createCalls() map[uintptr]int {
+	m := map[uintptr]int{unix.SYS_OPENAT: 3, unix.SYS_MKNODAT: 2}
+	for nr, i := range legacyCreate {
+		m[nr] = i
+	}
+	return m
+}
+
+// setID are the set-user-ID and set-group-ID bits.
+const setID = unix.S_ISUID | unix.S_ISGID
+
 // xattrWrites fail with EOPNOTSUPP.
 var xattrWrites = []uintptr{
 	unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_FSETXATTR,
@@ -186,7 +203,7 @@ func (s *supervisor) metadata(n *seccompNotif) unix.Errno {
 	empty := []byte{0}
 	switch c.op {
 	case opChmod:
-		_, _, e := unix.Syscall6(unix.SYS_FCHMODAT2, uintptr(fd), uintptr(unsafe.Pointer(&empty[0])), uintptr(arg(c.mode)&0o7777), unix.AT_EMPTY_PATH, 0, 0)
+		_, _, e := unix.Syscall6(unix.SYS_FCHMODAT2, uintptr(fd), uintptr(unsafe.Pointer(&empty[0])), uintptr(arg(c.mode)&(0o7777&^setID)), unix.AT_EMPTY_PATH, 0, 0)
 		return e
 	case opUtimes:
 		var tp uintptr

@@ -11,3 +11,7 @@ var legacyMeta = map[int32]metaCall{
 	unix.SYS_UTIMES:    {op: opUtimes, dirfd: -1, path: 0, fd: -1, times: 1, flags: -1, timeKind: timesVal},
 	unix.SYS_FUTIMESAT: {op: opUtimes, dirfd: 0, path: 1, fd: -1, times: 2, flags: -1, timeKind: timesVal},
 }
+
+// legacyCreate are amd64's old calls that create files, and the index of
+// their mode argument.
+var legacyCreate = map[uintptr]int{unix.SYS_OPEN: 2, unix.SYS_CREAT: 1, unix.SYS_MKNOD: 1}

@@ -242,6 +242,14 @@ func (s filterSpec) program(arch uint32) []unix.SockFilter {
 		for _, sys := range xattrWrites {
 			rule(sys, unix.SockFilter{Code: ret, K: errno(unix.EOPNOTSUPP)})
 		}
+		for sys, i := range createCalls() {
+			rule(sys,
+				unix.SockFilter{Code: ld, K: uint32(offArg0 + 8*i)},
+				unix.SockFilter{Code: unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K, Jt: 0, Jf: 1, K: setID},
+				unix.SockFilter{Code: ret, K: errno(unix.EPERM)},
+				unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_ALLOW})
+		}
+		rule(unix.SYS_OPENAT2, unix.SockFilter{Code: ret, K: errno(unix.ENOSYS)})
 	}
 	if s.notifyExec {
 		rule(unix.SYS_EXECVE, unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_USER_NOTIF})

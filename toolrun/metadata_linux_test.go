@@ -49,6 +49,17 @@ def handler(args):
     os.utime(mine, (1000000, 1000000))
     os.chown(mine, -1, -1)
     shutil.copy(__file__, os.path.join(w, "copy.py"))
+    # No set-user-ID program for others to start, created or chmodded.
+    attempt("create setuid", lambda: os.close(os.open(os.path.join(w, "suid"), os.O_CREAT | os.O_WRONLY, 0o4755)))
+    suid = os.path.join(w, "suid2")
+    with open(suid, "w"):
+        pass
+    try:
+        os.chmod(suid, 0o6755)
+    except OSError:
+        pass
+    if os.stat(suid).st_mode & 0o6000:
+        got.append("chmod setuid")
     st = os.stat(mine)
     return {"got": got, "mode": oct(st.st_mode & 0o777), "mtime": st.st_mtime}
 `
@@ -79,7 +90,8 @@ export default async (args) => {
 // TestSandboxMetadataOutside: Landlock does not control chmod, chown,
 // utimes or extended attributes; a handler cannot change them on a file
 // outside what it may write (here one of its user's, 0600), by any of
-// the calls' forms, but still can on its own output, under every profile.
+// the calls' forms, but still can on its own output (never making it
+// set-user-ID), under every profile.
 func TestSandboxMetadataOutside(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "id_rsa")
 	if err := os.WriteFile(outside, []byte("PRIVATE KEY"), 0o600); err != nil {
