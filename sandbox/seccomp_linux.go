@@ -54,9 +54,10 @@ import (
 //     is a pidfd too). Reading its memory or attaching to it is refused
 //     by the kernel: skillpm is not dumpable, see Start.
 //
-// Decisions on notified calls depend only on the order of the calls,
-// never on their (racy) pointer arguments. Calls of another ABI (i386 int
-// 0x80, x32) kill the process.
+// Exec decisions depend only on the order of the calls, never on their
+// (racy) pointer arguments; metadata calls (chmod, chown, utimes) are done
+// by the supervisor on the file it opened, never continued (see
+// metadata). Calls of another ABI (i386 int 0x80, x32) kill the process.
 
 // fioSetOwn is FIOSETOWN (asm-generic/sockios.h), which x/sys/unix does
 // not define.
