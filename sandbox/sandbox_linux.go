@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,7 +59,10 @@ func Wrap(cmd *exec.Cmd, pol Policy, launcher string) error {
 	}
 	args := append([]string{launcher, LauncherArg, cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = launcher, args
-	cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], policyEnv+"="+string(b))
+	// Go's Getenv takes the first of duplicate names: a variable of that
+	// name already in the environment must not stand for the policy.
+	env := slices.DeleteFunc(slices.Clone(cmd.Env), func(kv string) bool { return strings.HasPrefix(kv, policyEnv+"=") })
+	cmd.Env = append(env, policyEnv+"="+string(b))
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
