@@ -46,10 +46,38 @@ func (r runFolder) tmp() string { return filepath.Join(r.dir, runTmp) }
 
 // remove removes the folder, then gives up its lock.
 func (r runFolder) remove() {
-	os.RemoveAll(r.dir)
+	removeTree(r.dir)
 	if r.lock != nil {
 		r.lock.Close()
 	}
+}
+
+// removeTree removes dir and everything in it, like os.RemoveAll, also
+// where the handler took the permissions away (a folder of mode 000
+// cannot be listed or emptied): such folders are made 0700 first. It
+// follows no link.
+func removeTree(dir string) error {
+	if err := os.RemoveAll(dir); err == nil {
+		return nil
+	}
+	var open func(string)
+	open = func(d string) {
+		fi, err := os.Lstat(d)
+		if err != nil || !fi.IsDir() {
+			return
+		}
+		if fi.Mode().Perm()&0o700 != 0o700 {
+			os.Chmod(d, 0o700)
+		}
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			if e.IsDir() {
+				open(filepath.Join(d, e.Name()))
+			}
+		}
+	}
+	open(dir)
+	return os.RemoveAll(dir)
 }
 
 // userTempRoot returns $TMPDIR/skillpm-UID, created if missing. It must
@@ -124,7 +152,7 @@ func sweepRunFolders(root string, now time.Time) int {
 		}
 		dir := filepath.Join(root, e.Name())
 		if abandoned(dir, now) {
-			os.RemoveAll(dir)
+			removeTree(dir)
 			removed++
 		}
 	}

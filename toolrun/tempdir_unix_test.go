@@ -150,3 +150,31 @@ func TestUserTempRootNotHijacked(t *testing.T) {
 		t.Fatal("userTempRoot accepted a folder anyone may write to")
 	}
 }
+
+// TestRemoveTreeLockedFolders: a run folder the handler left with folders
+// it may not list or empty (mode 000) is removed all the same. Root
+// ignores modes, so only another user sees what this tests.
+func TestRemoveTreeLockedFolders(t *testing.T) {
+	if os.Getuid() == 0 {
+		t.Skip("root removes folders of any mode")
+	}
+	dir := filepath.Join(t.TempDir(), "run-x")
+	inner := filepath.Join(dir, "tmp", "locked", "inner")
+	if err := os.MkdirAll(inner, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(inner, "f"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{inner, filepath.Dir(inner)} {
+		if err := os.Chmod(d, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := removeTree(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s: %v; want it removed", dir, err)
+	}
+}
