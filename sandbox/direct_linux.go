@@ -73,7 +73,7 @@ func Start(cmd *exec.Cmd, pol Policy) (*Running, error) {
 	}
 	r := &Running{signals: make(chan signalReq), release: make(chan struct{})}
 	spec := specFor(pol)
-	sup := &supervisor{execOnce: pol.ExecOnce}
+	sup := newSupervisor(pol, pol.ExecOnce)
 	if pol.ExecOnce || abiVersion() < 6 {
 		r.pid1 = true
 		namespaces(cmd)
@@ -92,6 +92,18 @@ func Start(cmd *exec.Cmd, pol Policy) (*Running, error) {
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
 		if !r.pid1 {
+			// This thread joins the handler's Landlock domain, where
+			// Landlock lets ptrace and /proc/PID/{environ,mem,fd} reach
+			// it, and through it all of skillpm's memory and
+			// descriptors. A process that is not dumpable can only be
+			// reached so with CAP_SYS_PTRACE, which the handler never
+			// holds. The flag is the whole process's and stays set
+			// (concurrent runs would race to restore it).
+			if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+				started <- fmt.Errorf("not dumpable: %w", err)
+				return
+			}
+			spec.guardTID = unix.Gettid() // nor signal it (see filterSpec)
 			// No user namespace to leave the capabilities behind in: a
 			// handler of a skillpm running as root would hold them all.
 			if err := dropCapabilities(); err != nil {
@@ -194,8 +206,10 @@ func (r *Running) Signal(sig syscall.Signal) {
 // last Signal).
 func (r *Running) Done() { r.once.Do(func() { close(r.release) }) }
 
-// namespaces sets cmd's SysProcAttr: new user and PID namespaces, and
-// SIGKILL when the forking thread (and so skillpm) dies. No uid or gid
+// namespaces sets cmd's SysProcAttr: new user, PID and IPC namespaces
+// (System V shared memory, message queues and semaphores of the host are
+// out of reach), and SIGKILL when the forking thread (and so skillpm)
+// dies. No uid or gid
 // map is written: the forking thread is confined by Landlock, which
 // denies writing /proc/PID/uid_map, and the handler needs none. Inside,
 // its ids show as the overflow id (65534, nobody); files keep the
@@ -205,7 +219,7 @@ func namespaces(cmd *exec.Cmd) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	a := cmd.SysProcAttr
-	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
 	a.Pdeathsig = syscall.SIGKILL
 }
 

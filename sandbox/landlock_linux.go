@@ -170,8 +170,37 @@ func openPath(path string) (h pathHandle, close bool, err error) {
 	return h, true, nil
 }
 
+// openExact opens path with O_PATH, failing with ELOOP if a symbolic link
+// is on it.
+func openExact(path string) (pathHandle, error) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err != nil {
+		return pathHandle{}, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return pathHandle{}, err
+	}
+	return pathHandle{fd: fd, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR}, nil
+}
+
 func addPathRule(rulesetFD int, r Rule, handled uint64) error {
-	h, mustClose, err := openPath(r.Path)
+	var h pathHandle
+	var mustClose bool
+	var err error
+	if r.Exact {
+		h, err = openExact(r.Path)
+		mustClose = true
+		if err == unix.ELOOP {
+			return fmt.Errorf("landlock: %s has become a link since the policy was built", r.Path)
+		}
+	} else {
+		h, mustClose, err = openPath(r.Path)
+	}
 	if err != nil {
 		return nil // gone since the policy was built: nothing to grant
 	}

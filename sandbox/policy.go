@@ -91,6 +91,11 @@ const (
 type Rule struct {
 	Path   string `json:"path"`
 	Access Access `json:"access"`
+	// Exact says Path was resolved when the policy was built and must
+	// contain no symbolic link when the rule is applied: a path in a
+	// folder a handler may write to (the work folder, a skill inside it)
+	// could otherwise be swapped for a link to anywhere in between.
+	Exact bool `json:"exact,omitempty"`
 }
 
 // InProxyPort is the port the launcher listens on, on 127.0.0.1 inside
@@ -215,10 +220,11 @@ func Build(p Permissions, t Target) (Policy, error) {
 		if path == "" {
 			return
 		}
-		if _, err := os.Lstat(path); err != nil {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
 			return // Landlock needs the path to exist; nothing to grant
 		}
-		pol.Rules = append(pol.Rules, Rule{Path: path, Access: a})
+		pol.Rules = append(pol.Rules, Rule{Path: real, Access: a, Exact: true})
 	}
 	addSystem(systemRead, Read)
 	addSystem([]string{"/dev/null"}, Read|Write)
@@ -286,20 +292,50 @@ func globRoot(workDir, glob string, write bool) (string, error) {
 		rel = ""
 	}
 	p := filepath.Join(workDir, filepath.FromSlash(rel))
+	// The granted path must stay inside the work folder even through
+	// symlinks, and so must a folder created for a write glob: its
+	// existing part is checked before anything is created.
+	outside := func() error {
+		if !insideReal(workDir, p) {
+			return fmt.Errorf("permission glob %q: %s resolves outside the work folder", glob, p)
+		}
+		return nil
+	}
+	if err := outside(); err != nil {
+		return "", err
+	}
 	if write && literal < len(segs) {
 		if err := os.MkdirAll(p, 0o755); err != nil {
 			return "", fmt.Errorf("permission glob %q: create %s: %w", glob, p, err)
 		}
-	}
-	// The granted path must stay inside the work folder even through
-	// symlinks.
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		wd, werr := filepath.EvalSymlinks(workDir)
-		if werr == nil && real != wd && !strings.HasPrefix(real, wd+string(filepath.Separator)) {
-			return "", fmt.Errorf("permission glob %q: %s resolves outside the work folder", glob, p)
+		if err := outside(); err != nil {
+			return "", err
 		}
 	}
 	return p, nil
+}
+
+// insideReal reports whether p, resolved as far as it exists, is dir or
+// beneath it (resolved too).
+func insideReal(dir, p string) bool {
+	wd, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return true // no work folder: nothing to escape from, nothing granted
+	}
+	rest := ""
+	for {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			real = filepath.Join(real, rest)
+			return real == wd || strings.HasPrefix(real, wd+string(filepath.Separator))
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return false
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 // Summary says what a sandbox enforces for one tool, for `skillpm tools

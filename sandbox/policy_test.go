@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -77,5 +78,22 @@ func TestBuildDefaultProfile(t *testing.T) {
 	home, _ := os.UserHomeDir()
 	if _, ok := access[home]; ok && home != "" {
 		t.Errorf("$HOME %s is granted", home)
+	}
+}
+
+// TestBuildWriteGlobThroughLink: a write glob whose folder would be
+// created through a link out of the work folder is refused before
+// anything is created there.
+func TestBuildWriteGlobThroughLink(t *testing.T) {
+	work, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(work, "a")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	_, err := Build(Permissions{Declared: true, Write: []string{"a/b/**"}}, Target{WorkDir: work})
+	if err == nil || !strings.Contains(err.Error(), "outside the work folder") {
+		t.Fatalf("Build: %v; want the glob refused as outside the work folder", err)
+	}
+	if _, err := os.Lstat(filepath.Join(outside, "b")); !os.IsNotExist(err) {
+		t.Errorf("%s/b: %v; want it never created", outside, err)
 	}
 }

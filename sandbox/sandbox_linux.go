@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,12 +59,15 @@ func Wrap(cmd *exec.Cmd, pol Policy, launcher string) error {
 	}
 	args := append([]string{launcher, LauncherArg, cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = launcher, args
-	cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], policyEnv+"="+string(b))
+	// Go's Getenv takes the first of duplicate names: a variable of that
+	// name already in the environment must not stand for the policy.
+	env := slices.DeleteFunc(slices.Clone(cmd.Env), func(kv string) bool { return strings.HasPrefix(kv, policyEnv+"=") })
+	cmd.Env = append(env, policyEnv+"="+string(b))
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	a := cmd.SysProcAttr
-	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC // IPC: see namespaces
 	switch {
 	case pol.Net == NetProxy && pol.ProxySocket != "" && pol.ProxyPort > 0:
 		// Own network namespace whose only way out is the launcher's
@@ -135,7 +139,7 @@ func Launch(args []string) (int, error) {
 	}
 	spec := specFor(pol)
 	spec.notifyExec = pol.ExecOnce
-	if err := applyFilter(spec, &supervisor{execOnce: true}, true); err != nil {
+	if err := applyFilter(spec, newSupervisor(pol, true), true); err != nil {
 		return 126, fmt.Errorf("skillpm sandbox: %w", err)
 	}
 

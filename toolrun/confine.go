@@ -36,7 +36,8 @@ type Sandbox struct {
 
 	viaLauncher bool // benchmarks: start through the launcher, as before direct starts
 
-	once sync.Once
+	once  sync.Once // the "cannot enforce" warning
+	sweep sync.Once // removing the run folders of killed skillpms
 }
 
 // mode returns the effective mode; a nil *Sandbox is Off.
@@ -102,11 +103,16 @@ func (o Options) confine(p *proc, perms sandbox.Permissions, skillFolder string)
 	if d, err := skillDir(skillFolder); err == nil {
 		skillFolder = d
 	}
-	tmp, err := os.MkdirTemp("", "skillpm-run-")
+	s.sweep.Do(func() {
+		if root, err := userTempRoot(); err == nil {
+			sweepRunFolders(root, time.Now())
+		}
+	})
+	run, err := newRunFolder()
 	if err != nil {
 		return noop, &Error{Kind: ExecutionFailed, Msg: "sandbox temp folder", Err: err}
 	}
-	cleanup := func() { os.RemoveAll(tmp) }
+	tmp, cleanup := run.tmp(), run.remove
 	pol, err := sandbox.Build(perms, sandbox.Target{WorkDir: p.dir, SkillDir: skillFolder, TempDir: tmp, Program: program, Runtime: runtime})
 	if err != nil {
 		cleanup()
@@ -114,12 +120,12 @@ func (o Options) confine(p *proc, perms sandbox.Permissions, skillFolder string)
 	}
 	p.env = setEnv(p.env, "TMPDIR", tmp)
 	if pol.Net == sandbox.NetProxy {
-		stop, err := p.startProxy(&pol, perms.Outbound, s)
+		stop, err := p.startProxy(&pol, perms.Outbound, s, run.dir)
 		if err != nil {
 			cleanup()
 			return noop, &Error{Kind: ExecutionFailed, Msg: "sandbox proxy", Err: err}
 		}
-		cleanup = func() { stop(); os.RemoveAll(tmp) }
+		cleanup = func() { stop(); run.remove() }
 	}
 	p.policy, p.launcher, p.viaLauncher = &pol, launcher, s.viaLauncher
 	return cleanup, nil
@@ -129,26 +135,21 @@ func (o Options) confine(p *proc, perms sandbox.Permissions, skillFolder string)
 var proxyEnv = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"}
 
 // startProxy serves the filtering proxy for outbound on a unix socket in
-// a private folder, points pol (and so the launcher's forwarder) at it,
-// and sets the child's proxy variables. The returned func stops it.
-func (p *proc) startProxy(pol *sandbox.Policy, outbound []string, s *Sandbox) (func(), error) {
+// the run's private folder dir (outside what the sandbox grants), points
+// pol (and so the launcher's forwarder) at it, and sets the child's proxy
+// variables. The returned func stops it.
+func (p *proc) startProxy(pol *sandbox.Policy, outbound []string, s *Sandbox, dir string) (func(), error) {
 	if s.Proxy == nil {
 		return nil, errors.New("no filtering proxy to start for network.outbound")
-	}
-	dir, err := os.MkdirTemp("", "skillpm-proxy-")
-	if err != nil {
-		return nil, err
 	}
 	sock := filepath.Join(dir, "proxy.sock")
 	l, err := net.Listen("unix", sock)
 	if err != nil {
-		os.RemoveAll(dir)
 		return nil, err
 	}
 	px, err := s.Proxy(outbound, l)
 	if err != nil {
 		l.Close()
-		os.RemoveAll(dir)
 		return nil, err
 	}
 	pol.ProxySocket, pol.ProxyPort = sock, sandbox.InProxyPort
@@ -160,7 +161,7 @@ func (p *proc) startProxy(pol *sandbox.Policy, outbound []string, s *Sandbox) (f
 	p.env = setEnv(p.env, "no_proxy", "")
 	p.env = setEnv(p.env, "NODE_USE_ENV_PROXY", "1") // Node 24+ honours HTTP(S)_PROXY with it
 	p.proxy = px
-	return func() { px.Close(); os.RemoveAll(dir) }, nil
+	return func() { px.Close() }, nil
 }
 
 // setEnv returns env with k set to v.

@@ -57,7 +57,8 @@ type Error struct {
 }
 
 // Error returns `skill "s": tool "t": script "p": msg: cause`, leaving out
-// the parts that are empty.
+// the parts that are empty, with control characters other than tab and
+// newline written as \xNN.
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "skill %q", e.Skill)
@@ -73,7 +74,7 @@ func (e *Error) Error() string {
 	if e.Err != nil {
 		b.WriteString(": " + e.Err.Error())
 	}
-	return b.String()
+	return printable(b.String()) // Msg may quote a handler's output
 }
 
 // Unwrap returns the underlying cause, so errors.Is(err, context.Canceled)

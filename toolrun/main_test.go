@@ -23,5 +23,23 @@ func TestMain(m *testing.M) {
 	if sandbox.IsProxyChild(os.Args) {
 		os.Exit(netproxy.RunChild(os.Args, os.Stdin, os.Stdout))
 	}
+	// And as a skillpm that holds a run folder until it is killed.
+	if os.Getenv(holdRunFolderEnv) != "" {
+		holdRunFolder()
+	}
 	os.Exit(m.Run())
+}
+
+// holdRunFolderEnv makes the test binary a skillpm that creates a run
+// folder, prints its path and waits to be killed (see TestMain).
+const holdRunFolderEnv = "TOOLRUN_TEST_HOLD_RUN_FOLDER"
+
+func holdRunFolder() {
+	r, err := newRunFolder()
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	fmt.Println(r.dir)
+	select {}
 }

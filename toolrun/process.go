@@ -139,11 +139,16 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 		inW.Close()
 	}()
 	stdout := &capped{max: p.maxOutput}
-	stderr := &capped{max: p.maxOutput, tee: p.stderr}
+	stderr := &capped{max: p.maxOutput}
+	var safe *termSafe
 	var live *lineRedactor
-	if p.redact != nil && p.stderr != nil {
-		live = &lineRedactor{w: p.stderr, r: p.redact}
-		stderr.tee = live
+	if p.stderr != nil {
+		safe = &termSafe{w: p.stderr}
+		stderr.tee = safe
+		if p.redact != nil {
+			live = &lineRedactor{w: safe, r: p.redact}
+			stderr.tee = live
+		}
 	}
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -167,6 +172,9 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 	closeAll(inW, outR, errR)
 	if live != nil {
 		live.Flush()
+	}
+	if safe != nil {
+		safe.Flush()
 	}
 
 	oc := outcome{

@@ -1,0 +1,144 @@
+//go:build linux
+
+package toolrun
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/skillpm/skillpm/sandbox"
+)
+
+// metaProbe changes the mode, times, owner and extended attributes of a
+// file outside what it may write, by path, by descriptor and relative to
+// a folder descriptor, and of files it may write; it reports what worked.
+const metaProbe = `import os, shutil
+def handler(args):
+    out, got = args["outside"], []
+    def attempt(name, call):
+        try:
+            call()
+            got.append(name)
+        except OSError:
+            pass
+    attempt("chmod", lambda: os.chmod(out, 0o666))
+    attempt("utime", lambda: os.utime(out, (1, 1)))
+    attempt("chown", lambda: os.chown(out, 65534, 65534))
+    attempt("setxattr", lambda: os.setxattr(out, "user.x", b"1"))
+    d = os.open(os.path.dirname(out), os.O_PATH)
+    attempt("fchmodat", lambda: os.chmod(os.path.basename(out), 0o666, dir_fd=d))
+    attempt("utimensat", lambda: os.utime(os.path.basename(out), (1, 1), dir_fd=d))
+    p = os.open(out, os.O_PATH)
+    attempt("chmod O_PATH", lambda: os.chmod(f"/proc/self/fd/{p}", 0o666))
+    skill = os.open(__file__, os.O_RDONLY)
+    attempt("fchmod skill file", lambda: os.fchmod(skill, 0o777))
+    # What it may write: these must work.
+    w = os.path.join(args["__workDir"], "output")
+    os.makedirs(w, exist_ok=True)
+    mine = os.path.join(w, "mine")
+    with open(mine, "w") as f:
+        f.write("x")
+        os.fchmod(f.fileno(), 0o640)
+    os.chmod(mine, 0o600)
+    own = os.open(mine, os.O_PATH)
+    os.chmod(f"/proc/self/fd/{own}", 0o604)  # what glibc does for fchmodat(AT_SYMLINK_NOFOLLOW)
+    os.utime(mine, (1000000, 1000000))
+    os.chown(mine, -1, -1)
+    shutil.copy(__file__, os.path.join(w, "copy.py"))
+    # No set-user-ID program for others to start, created or chmodded.
+    attempt("create setuid", lambda: os.close(os.open(os.path.join(w, "suid"), os.O_CREAT | os.O_WRONLY, 0o4755)))
+    suid = os.path.join(w, "suid2")
+    with open(suid, "w"):
+        pass
+    try:
+        os.chmod(suid, 0o6755)
+    except OSError:
+        pass
+    if os.stat(suid).st_mode & 0o6000:
+        got.append("chmod setuid")
+    st = os.stat(mine)
+    return {"got": got, "mode": oct(st.st_mode & 0o777), "mtime": st.st_mtime}
+`
+
+// metaProbeNode does the same from libuv's worker threads (fs.promises):
+// threads that do not lead their process.
+const metaProbeNode = `import fs from 'node:fs/promises';
+import path from 'node:path';
+export default async (args) => {
+  const got = [];
+  for (const [name, call] of [
+    ['chmod', () => fs.chmod(args.outside, 0o666)],
+    ['utimes', () => fs.utimes(args.outside, 1, 1)],
+  ]) {
+    try { await call(); got.push(name); } catch {}
+  }
+  const w = path.join(args.__workDir, 'output');
+  await fs.mkdir(w, { recursive: true });
+  const mine = path.join(w, 'mine');
+  await fs.writeFile(mine, 'x');
+  await fs.chmod(mine, 0o604);
+  await fs.utimes(mine, 1000000, 1000000);
+  const st = await fs.stat(mine);
+  return { got, mode: '0o' + (st.mode & 0o777).toString(8), mtime: st.mtimeMs / 1000 };
+};
+`
+
+// TestSandboxMetadataOutside: Landlock does not control chmod, chown,
+// utimes or extended attributes; a handler cannot change them on a file
+// outside what it may write (here one of its user's, 0600), by any of
+// the calls' forms, but still can on its own output (never making it
+// set-user-ID), under every profile.
+func TestSandboxMetadataOutside(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "id_rsa")
+	if err := os.WriteFile(outside, []byte("PRIVATE KEY"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := universal
+	allowed.AllowSubprocess = true
+	proxied := allowed
+	proxied.Outbound = []string{"example.test"}
+	for _, h := range []struct{ entry, body string }{{"scripts/h.py", metaProbe}, {"scripts/h.mjs", metaProbeNode}} {
+		for _, perms := range []sandbox.Permissions{{}, allowed, universal, proxied} {
+			metadataRun(t, h.entry, h.body, perms, outside, before)
+		}
+	}
+}
+
+// metadataRun runs one probe with perms and checks what it changed.
+func metadataRun(t *testing.T, entry, body string, perms sandbox.Permissions, outside string, before os.FileInfo) {
+	t.Helper()
+	opts, _ := confined(t, sandbox.Default)
+	res, err := runHostile(t, entry, body, perms, opts, fmt.Sprintf(`{"outside":%q}`, outside))
+	if err != nil {
+		t.Fatalf("%+v: %v, stderr %q", perms, err, res.Stderr)
+	}
+	var out struct {
+		Got   []string
+		Mode  string
+		Mtime float64
+	}
+	if err := json.Unmarshal(res.Output, &out); err != nil {
+		t.Fatalf("%+v: %s: %v", perms, res.Output, err)
+	}
+	if len(out.Got) > 0 {
+		t.Errorf("%+v: the handler changed %s outside its allowance: %q", perms, outside, out.Got)
+	}
+	if out.Mode != "0o604" || out.Mtime != 1000000 {
+		t.Errorf("%+v: its own file: mode %s, mtime %v; want 0o604, 1000000", perms, out.Mode, out.Mtime)
+	}
+	after, err := os.Stat(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Mode() != before.Mode() || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("%+v: %s is now %v %s; want %v %s", perms, outside, after.Mode(), after.ModTime(), before.Mode(), before.ModTime().Format(time.RFC3339Nano))
+	}
+}
