@@ -27,8 +27,20 @@ func TestMain(m *testing.M) {
 	if os.Getenv(holdRunFolderEnv) != "" {
 		holdRunFolder()
 	}
+	// And as another user removing a run folder (TestRemoveTreeLockedFolders).
+	if dir := os.Getenv(removeTreeAsEnv); dir != "" {
+		if err := removeTree(dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
+
+// removeTreeAsEnv makes the test binary remove the run folder it names
+// and exit (see TestMain).
+const removeTreeAsEnv = "TOOLRUN_TEST_REMOVE_TREE"
 
 // holdRunFolderEnv makes the test binary a skillpm that creates a run
 // folder, prints its path and waits to be killed (see TestMain).

@@ -153,12 +153,19 @@ func TestUserTempRootNotHijacked(t *testing.T) {
 
 // TestRemoveTreeLockedFolders: a run folder the handler left with folders
 // it may not list or empty (mode 000) is removed all the same. Root
-// ignores modes, so only another user sees what this tests.
+// ignores modes, so under root the folder and the removal belong to
+// another user (nobody): a copy of this test binary removes it as that
+// user (removeTreeAsEnv, see TestMain).
 func TestRemoveTreeLockedFolders(t *testing.T) {
-	if os.Getuid() == 0 {
-		t.Skip("root removes folders of any mode")
+	base, err := os.MkdirTemp("", "skillpm-removetree-")
+	if err != nil {
+		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "run-x")
+	defer os.RemoveAll(base)
+	if err := os.Chmod(base, 0o755); err != nil { // nobody must reach it
+		t.Fatal(err)
+	}
+	dir := filepath.Join(base, "run-x")
 	inner := filepath.Join(dir, "tmp", "locked", "inner")
 	if err := os.MkdirAll(inner, 0o755); err != nil {
 		t.Fatal(err)
@@ -166,15 +173,54 @@ func TestRemoveTreeLockedFolders(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(inner, "f"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	var remove func() error
+	if os.Getuid() != 0 {
+		remove = func() error { return removeTree(dir) }
+	} else {
+		const nobody = 65534
+		remove = removeAs(t, base, dir, nobody)
+		if err := filepath.Walk(base, func(p string, _ os.FileInfo, err error) error {
+			if err != nil {
+				return err
+			}
+			return os.Lchown(p, nobody, nobody)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, d := range []string{inner, filepath.Dir(inner)} {
 		if err := os.Chmod(d, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := removeTree(dir); err != nil {
+	if err := remove(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(dir); !os.IsNotExist(err) {
 		t.Errorf("%s: %v; want it removed", dir, err)
+	}
+}
+
+// removeAs returns a func that runs removeTree(dir) in a copy of this
+// test binary (put in base) as user uid.
+func removeAs(t *testing.T, base, dir string, uid uint32) func() error {
+	t.Helper()
+	bin := filepath.Join(base, "toolrun.test")
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return func() error {
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), removeTreeAsEnv+"="+dir)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("removeTree as uid %d: %v: %s", uid, err, out)
+		}
+		return nil
 	}
 }
