@@ -5,7 +5,7 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -86,6 +86,10 @@ type ProvenanceRule struct {
 
 	re *regexp.Regexp
 }
+
+// maxKeyFile bounds a public key file a policy names: a PEM P-256 key
+// is under 200 bytes, and the policy may come from skills.yaml.
+const maxKeyFile = 64 << 10
 
 // MaxPolicySize bounds a trust policy file: skills.yaml may name one, so
 // it is read as hostile input.
@@ -193,6 +197,7 @@ type policyFileError struct {
 	file string
 	line int
 	msg  string
+	err  error // what msg wraps, if anything
 }
 
 func (e *policyFileError) Error() string {
@@ -202,9 +207,12 @@ func (e *policyFileError) Error() string {
 	return e.file + ": " + e.msg
 }
 
+func (e *policyFileError) Unwrap() error { return e.err }
+
 func (p *Policy) validate(name string) error {
 	bad := func(line int, format string, args ...any) error {
-		return &policyFileError{file: name, line: line, msg: fmt.Sprintf(format, args...)}
+		err := fmt.Errorf(format, args...)
+		return &policyFileError{file: name, line: line, msg: err.Error(), err: errors.Unwrap(err)}
 	}
 	if p.Version != PolicyVersion {
 		return bad(0, "version is %d; this skillpm reads version: %d", p.Version, PolicyVersion)
@@ -268,9 +276,13 @@ func (p *Policy) validate(name string) error {
 // names them, for errors, is what, "" or "vetted ").
 func (p *Policy) loadTrust(r *Rule, keys []string, ids []Identity, what string, bad func(int, string, ...any) error) error {
 	for _, k := range keys {
-		data, err := os.ReadFile(p.resolve(k))
+		data, err := boundedfile.Read(p.resolve(k), maxKeyFile)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the key as the policy names it is enough
+		}
 		if err != nil {
-			return bad(r.line, "%skey %s: %v", what, k, errors.Unwrap(err))
+			return bad(r.line, "%skey %s: %w", what, k, err)
 		}
 		pub, err := ParsePublicKey(data)
 		if err != nil {
