@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -96,7 +97,8 @@ func Parse(s string) (Ref, error) {
 
 // CanonicalHost returns a registry host[:port] as skillpm stores and
 // compares it: lower-case (host names are case-insensitive), without a
-// trailing dot (the DNS root) or the default HTTPS port, and with Docker
+// trailing dot (the DNS root), the default HTTPS port or an empty one,
+// with the port's leading zeros dropped, and with Docker
 // Hub's aliases ("index.docker.io", "registry-1.docker.io") written
 // "docker.io", so "GHCR.IO", "ghcr.io.:443" and "ghcr.io" are one
 // registry to a trust policy and a mirror as they are to the network.
@@ -106,16 +108,27 @@ func CanonicalHost(host string) string {
 	h := strings.ToLower(strings.TrimSpace(host))
 	name, port := h, ""
 	if i := strings.LastIndex(h, ":"); i >= 0 && !strings.Contains(h[i:], "]") {
-		name, port = h[:i], h[i:]
+		name, port = h[:i], h[i+1:]
 	}
-	if port == ":443" {
+	if strings.Contains(name, ":") && !strings.HasSuffix(name, "]") {
+		return h // two ports: no host the network dials, left to fail
+	}
+	// The network reads the port as a number: "0443" is 443, and an
+	// empty one is the scheme's default.
+	if n, err := strconv.ParseUint(port, 10, 16); err == nil {
+		port = strconv.FormatUint(n, 10)
+	}
+	if port == "443" {
 		port = ""
 	}
 	name = strings.TrimSuffix(name, ".")
 	if name == "index.docker.io" || name == "registry-1.docker.io" {
 		name = "docker.io" // oras-go dials docker.io at registry-1.docker.io
 	}
-	return name + port
+	if port == "" {
+		return name
+	}
+	return name + ":" + port
 }
 
 // CanonicalPrefix returns a repository prefix as skillpm compares them,
