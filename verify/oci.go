@@ -46,7 +46,7 @@ func List(ctx context.Context, c *registry.Client, ref registry.Reference) ([]Fo
 // list thousands, or bundles of a MiB each.
 const (
 	// maxReferrers is the most referrers read.
-	maxReferrers = 64
+	maxReferrers = 128
 	// maxReferrerBytes is the most bundle bytes kept.
 	maxReferrerBytes = 8 << 20
 )
