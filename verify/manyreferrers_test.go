@@ -129,3 +129,24 @@ func TestFetchManyReferrers(t *testing.T) {
 		})
 	}
 }
+
+// inspect describes no more bundles than a check reads.
+func TestDescribeManyReferrers(t *testing.T) {
+	f := newFloodRegistry(500, 100)
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	c := registry.NewClient(registry.Options{PlainHTTP: true})
+	ref, err := registry.ParseReference(strings.TrimPrefix(srv.URL, "http://") + "/skills/pdf@" + digest.FromString("subject").String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	descs, err := c.Referrers(context.Background(), ref, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &registry.Inspection{Resolved: &registry.Resolved{Ref: ref}, Referrers: descs}
+	DescribeReferrers(context.Background(), claimBackend{predicateType: PredicateSign, signer: "x"}, c, in)
+	if got := f.fetched.Load(); got > maxReferrers {
+		t.Errorf("referrer manifests fetched = %d; want at most %d", got, maxReferrers)
+	}
+}
