@@ -52,6 +52,8 @@ func TestParsePolicyErrors(t *testing.T) {
 		{"bad regexp", "version: 1\nrules:\n  - prefix: a.io\n    identities: [{issuer: x, subjectRegexp: '('}]\n", "identity 1: error parsing regexp"},
 		{"duplicate", "version: 1\nrules:\n  - prefix: a.io/\n    require: none\n  - prefix: a.io\n    require: none\n", `prefix "a.io" appears twice`},
 		{"provenance without signatures", "version: 1\nrules:\n  - prefix: a.io\n    require: none\n    provenance: {sourceRepository: x}\n", "provenance needs require: signed"},
+		// A second document would be ignored: its rules never enforced.
+		{"two documents", "version: 1\nrules:\n  - prefix: a.io\n    require: none\n---\nversion: 1\nrules:\n  - prefix: b.io\n    keys: [good.pub]\n", "policy.yaml:5: a second YAML document"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParsePolicy(dir+"/policy.yaml", []byte(tc.text))
@@ -84,6 +86,15 @@ rules:
 	} {
 		if got := p.Rule(tc.repo).Prefix; got != tc.want {
 			t.Errorf("Rule(%q) = %q; want %q", tc.repo, got, tc.want)
+		}
+	}
+}
+
+// Document markers around the one document are fine.
+func TestParsePolicyDocumentMarkers(t *testing.T) {
+	for _, text := range []string{"---\nversion: 1\nrules: []\n", "version: 1\nrules: []\n---\n", "version: 1\nrules: []\n...\n"} {
+		if _, err := ParsePolicy("policy.yaml", []byte(text)); err != nil {
+			t.Errorf("ParsePolicy(%q): %v", text, err)
 		}
 	}
 }

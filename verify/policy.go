@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"regexp"
@@ -121,6 +122,18 @@ func ParsePolicy(path string, data []byte) (*Policy, error) {
 	if err := dec.Decode(p); err != nil {
 		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
+	for {
+		// Decoded, only the first document counts: rules after a "---"
+		// would never be enforced, without a word.
+		var extra yaml.Node
+		err := dec.Decode(&extra)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil || !emptyDocument(&extra) {
+			return nil, &policyFileError{file: name, line: extra.Line, msg: "a second YAML document; a policy is one document (remove the ---)"}
+		}
+	}
 	var root yaml.Node
 	_ = yaml.Unmarshal(data, &root)
 	if line, key := emptyRuleBlock(&root); key != "" {
@@ -142,6 +155,17 @@ func ParsePolicy(path string, data []byte) (*Policy, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// emptyDocument reports whether a YAML document holds nothing (a
+// trailing "---").
+func emptyDocument(doc *yaml.Node) bool {
+	for _, n := range doc.Content {
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!null" {
+			return false
+		}
+	}
+	return true
 }
 
 // ruleLines returns the line of each item of the top-level rules list.
