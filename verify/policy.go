@@ -252,6 +252,9 @@ func (p *Policy) validate(name string) error {
 			return bad(r.line, "prefix %q appears twice", r.Prefix)
 		}
 		seen[r.Prefix] = true
+		if why := unmatchable(r.Prefix); why != "" {
+			return bad(r.line, "prefix %q can match no repository: %s", r.Prefix, why)
+		}
 		if r.Require == "" {
 			r.Require = RequireSigned
 			if (r.Vetted != nil || r.Audit != nil) && len(r.Keys) == 0 && len(r.Identities) == 0 {
@@ -294,6 +297,30 @@ func (p *Policy) validate(name string) error {
 		}
 	}
 	return nil
+}
+
+// unmatchable says why the canonical prefix can match no repository
+// (nor source), "" when it can. Such a rule would never apply, and "*"
+// (or nothing) would in its place, without a word.
+func unmatchable(prefix string) string {
+	if prefix == "*" || strings.HasPrefix(prefix, ociref.LayoutPrefix) {
+		return ""
+	}
+	if i := strings.IndexAny(prefix, "*?"); i >= 0 {
+		fix := strings.TrimRight(prefix[:i], "/.")
+		if !strings.Contains(prefix[:i], "/") {
+			fix = "*" // a pattern in the host: no prefix but "*" covers it
+		}
+		return fmt.Sprintf("a prefix is not a pattern, it covers every repository under it (write %q)", fix)
+	}
+	if strings.HasPrefix(prefix, "file:") || strings.HasPrefix(prefix, "local:") {
+		return "" // source names (a file: path may hold a drive letter's colon)
+	}
+	host, path, _ := strings.Cut(prefix, "/")
+	if i := strings.IndexAny(path, ":@"); i >= 0 {
+		return fmt.Sprintf("a prefix names repositories, not tags or digests (write %q)", host+"/"+path[:i])
+	}
+	return ""
 }
 
 // loadTrust reads the keys and checks the identities of a rule (what
