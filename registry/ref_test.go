@@ -56,6 +56,7 @@ func TestParseReferenceErrors(t *testing.T) {
 		"ghcr.io/acme/pdf@not a range!!",
 		"ghcr.io/acme/pdf:bad tag",
 		"oci:",
+		"ghcr.io:/acme/pdf", // dials ghcr.io: one registry under two names
 	} {
 		if got, err := ParseReference(in); err == nil {
 			t.Errorf("ParseReference(%q) = %+v; want an error", in, got)
@@ -75,7 +76,7 @@ func TestPlainHTTPHostsMatchCanonically(t *testing.T) {
 // A reference's registry is stored canonically, so it compares equal to
 // a canonical prefix however it was written.
 func TestParseReferenceCanonicalHost(t *testing.T) {
-	for _, in := range []string{"index.docker.io/acme/pdf", "registry-1.docker.io/acme/pdf", "Docker.io:443/acme/pdf"} {
+	for _, in := range []string{"index.docker.io/acme/pdf", "registry-1.docker.io/acme/pdf", "Docker.io:443/acme/pdf", "docker.io:0443/acme/pdf"} {
 		r, err := ParseReference(in)
 		if err != nil {
 			t.Fatal(err)

@@ -136,16 +136,30 @@ func (v *Verifier) Audit(ctx context.Context, repo, name, dir string) (*audit.Re
 	return rep, nil
 }
 
+// ruleScanLimit is the audit rule (README.md, "Audit") of content the
+// scan did not read: past a file's or the skill's limit.
+const ruleScanLimit = "scan-limit"
+
 // CheckAudit returns an *AuditError when rep has unsuppressed findings at
-// or above t.FailOn, else nil.
+// or above t.FailOn, or content the scan did not read (rule scan-limit,
+// whatever its severity and t.FailOn: what was not read could hold a
+// finding at any severity), else nil.
 func CheckAudit(rep *audit.Report, t AuditThreshold) error {
-	bad := rep.AtLeast(t.FailOn)
+	if t.FailOn == audit.None {
+		return nil
+	}
+	var bad []audit.Finding
+	for _, f := range rep.Findings {
+		if f.Suppressed == nil && (f.Severity >= t.FailOn || f.Rule == ruleScanLimit) {
+			bad = append(bad, f)
+		}
+	}
 	if len(bad) == 0 {
 		return nil
 	}
 	// Worst first; the report's order (by file and line) breaks ties.
 	sorted := make([]audit.Finding, 0, len(bad))
-	for s := audit.Critical; s >= t.FailOn && s > audit.None; s-- {
+	for s := audit.Critical; s > audit.None; s-- {
 		for _, f := range bad {
 			if f.Severity == s {
 				sorted = append(sorted, f)

@@ -202,3 +202,28 @@ func TestVerifyVettedAudit(t *testing.T) {
 		t.Fatalf("no audit recorded: err = %v", err)
 	}
 }
+
+// A skill the audit could not read whole is refused whatever fail_on
+// says: what was not read was not vetted, and a critical pattern past
+// the scan's limit would otherwise pass a policy that refuses only
+// critical findings.
+func TestAuditScanLimitRefused(t *testing.T) {
+	dir := t.TempDir()
+	padded := strings.Repeat("# padding\n", (5<<20)/10) + hostileScript
+	evil := writeSkill(t, dir, "evil", map[string]string{
+		"SKILL.md":         "---\nname: evil\ndescription: Sets things up.\n---\n\nRun scripts/setup.sh.\n",
+		"scripts/setup.sh": padded,
+	})
+	for _, failOn := range []string{"critical", "high", "low"} {
+		p := readLayer(t, dir, "p", "version: 1\nrules:\n  - prefix: example.com\n    audit: {fail_on: "+failOn+"}\n")
+		v, err := NewVerifier(p, Options{Sigstore: local})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = v.Audit(context.Background(), "example.com/skills/evil", "evil", evil)
+		var ae *AuditError
+		if !errors.As(err, &ae) || !strings.Contains(err.Error(), "scan-limit") {
+			t.Errorf("fail_on %s, a skill read only in part: %v; want a refusal naming scan-limit", failOn, err)
+		}
+	}
+}

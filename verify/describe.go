@@ -30,7 +30,9 @@ func Describe(ctx context.Context, sg sigproto.Backend, data []byte) (*Claim, er
 	if err != nil {
 		return nil, err
 	}
-	return &Claim{PredicateType: out.PredicateType, Signer: out.Signer}, nil
+	// The bundle's author wrote both: one line each (reason), for the
+	// terminal inspect prints them on.
+	return &Claim{PredicateType: reason(out.PredicateType), Signer: reason(out.Signer)}, nil
 }
 
 // maxBundleSize bounds a sigstore bundle DescribeReferrers reads.
@@ -39,12 +41,17 @@ const maxBundleSize = 1 << 20
 // DescribeReferrers reads the sigstore bundles among in's referrers and
 // what each claims (signer, predicate), keyed by referrer digest, for
 // display. A referrer that cannot be read, is not a bundle or does not
-// describe is left out: nothing here is trusted.
+// describe is left out, as are those past the first maxReferrers:
+// nothing here is trusted.
 func DescribeReferrers(ctx context.Context, sg sigproto.Backend, client *registry.Client, in *registry.Inspection) map[string]*Claim {
 	out := map[string]*Claim{}
+	read := 0
 	for _, r := range in.Referrers {
 		if r.ArtifactType != BundleMediaType && r.ArtifactType != "" {
 			continue
+		}
+		if read++; read > maxReferrers {
+			break // as many as a check reads (Fetch)
 		}
 		m, blob, err := client.FetchReferrer(ctx, in.Ref, r, maxBundleSize)
 		if err != nil || m.ArtifactType != BundleMediaType {

@@ -52,6 +52,15 @@ func TestParsePolicyErrors(t *testing.T) {
 		{"bad regexp", "version: 1\nrules:\n  - prefix: a.io\n    identities: [{issuer: x, subjectRegexp: '('}]\n", "identity 1: error parsing regexp"},
 		{"duplicate", "version: 1\nrules:\n  - prefix: a.io/\n    require: none\n  - prefix: a.io\n    require: none\n", `prefix "a.io" appears twice`},
 		{"provenance without signatures", "version: 1\nrules:\n  - prefix: a.io\n    require: none\n    provenance: {sourceRepository: x}\n", "provenance needs require: signed"},
+		// A prefix that can match no repository leaves its rule unapplied:
+		// "*" would apply instead, without a word.
+		{"glob prefix", "version: 1\nrules:\n  - prefix: ghcr.io/acme/*\n    keys: [good.pub]\n", `policy.yaml:3: prefix "ghcr.io/acme/*" can match no repository: a prefix is not a pattern, it covers every repository under it (write "ghcr.io/acme")`},
+		{"glob in the middle", "version: 1\nrules:\n  - prefix: ghcr.io/*/skills\n    keys: [good.pub]\n", `prefix "ghcr.io/*/skills" can match no repository`},
+		{"question mark", "version: 1\nrules:\n  - prefix: ghcr.io/acme?\n    keys: [good.pub]\n", `prefix "ghcr.io/acme?" can match no repository`},
+		{"tag", "version: 1\nrules:\n  - prefix: ghcr.io/acme/pdf:1.0.0\n    keys: [good.pub]\n", `prefix "ghcr.io/acme/pdf:1.0.0" can match no repository: a prefix names repositories, not tags or digests (write "ghcr.io/acme/pdf")`},
+		{"digest", "version: 1\nrules:\n  - prefix: ghcr.io/acme/pdf@sha256:abc\n    keys: [good.pub]\n", `prefix "ghcr.io/acme/pdf@sha256:abc" can match no repository`},
+		// A second document would be ignored: its rules never enforced.
+		{"two documents", "version: 1\nrules:\n  - prefix: a.io\n    require: none\n---\nversion: 1\nrules:\n  - prefix: b.io\n    keys: [good.pub]\n", "policy.yaml:5: a second YAML document"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParsePolicy(dir+"/policy.yaml", []byte(tc.text))
@@ -84,6 +93,20 @@ rules:
 	} {
 		if got := p.Rule(tc.repo).Prefix; got != tc.want {
 			t.Errorf("Rule(%q) = %q; want %q", tc.repo, got, tc.want)
+		}
+	}
+}
+
+// Document markers around the one document are fine, as are prefixes of
+// every kind of name a rule can match.
+func TestParsePolicyDocumentMarkers(t *testing.T) {
+	prefixes := "version: 1\nrules:\n" +
+		"  - {prefix: \"*\", require: none}\n  - {prefix: \"localhost:5000/a\", require: none}\n  - {prefix: \"[::1]:5000\", require: none}\n" +
+		"  - {prefix: \"oci:./vendor/x\", require: none}\n  - {prefix: \"file:/srv/mono\", require: none}\n  - {prefix: \"local:skills\", require: none}\n" +
+		"  - {prefix: \"github.com/acme/skills\", require: none}\n  - {prefix: \"https://GHCR.IO:443/Acme/\", require: none}\n"
+	for _, text := range []string{"---\nversion: 1\nrules: []\n", "version: 1\nrules: []\n---\n", "version: 1\nrules: []\n...\n", prefixes} {
+		if _, err := ParsePolicy("policy.yaml", []byte(text)); err != nil {
+			t.Errorf("ParsePolicy(%q): %v", text, err)
 		}
 	}
 }

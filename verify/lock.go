@@ -79,7 +79,7 @@ type Report struct {
 // Fail records a problem; the report's status becomes s when s is more
 // severe than what was found so far.
 func (r *Report) Fail(s Status, format string, args ...any) {
-	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+	r.Problems = append(r.Problems, oneLine(fmt.Sprintf(format, args...)))
 	if s.Severity() > r.Status.Severity() {
 		r.Status = s
 	}

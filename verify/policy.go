@@ -5,7 +5,8 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
-	"os"
+	"io"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -87,6 +88,10 @@ type ProvenanceRule struct {
 	re *regexp.Regexp
 }
 
+// maxKeyFile bounds a public key file a policy names: a PEM P-256 key
+// is under 200 bytes, and the policy may come from skills.yaml.
+const maxKeyFile = 64 << 10
+
 // MaxPolicySize bounds a trust policy file: skills.yaml may name one, so
 // it is read as hostile input.
 const MaxPolicySize = 1 << 20
@@ -117,6 +122,18 @@ func ParsePolicy(path string, data []byte) (*Policy, error) {
 	if err := dec.Decode(p); err != nil {
 		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
+	for {
+		// Decoded, only the first document counts: rules after a "---"
+		// would never be enforced, without a word.
+		var extra yaml.Node
+		err := dec.Decode(&extra)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil || !emptyDocument(&extra) {
+			return nil, &policyFileError{file: name, line: extra.Line, msg: "a second YAML document; a policy is one document (remove the ---)"}
+		}
+	}
 	var root yaml.Node
 	_ = yaml.Unmarshal(data, &root)
 	if line, key := emptyRuleBlock(&root); key != "" {
@@ -138,6 +155,17 @@ func ParsePolicy(path string, data []byte) (*Policy, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// emptyDocument reports whether a YAML document holds nothing (a
+// trailing "---").
+func emptyDocument(doc *yaml.Node) bool {
+	for _, n := range doc.Content {
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!null" {
+			return false
+		}
+	}
+	return true
 }
 
 // ruleLines returns the line of each item of the top-level rules list.
@@ -193,6 +221,7 @@ type policyFileError struct {
 	file string
 	line int
 	msg  string
+	err  error // what msg wraps, if anything
 }
 
 func (e *policyFileError) Error() string {
@@ -202,9 +231,12 @@ func (e *policyFileError) Error() string {
 	return e.file + ": " + e.msg
 }
 
+func (e *policyFileError) Unwrap() error { return e.err }
+
 func (p *Policy) validate(name string) error {
 	bad := func(line int, format string, args ...any) error {
-		return &policyFileError{file: name, line: line, msg: fmt.Sprintf(format, args...)}
+		err := fmt.Errorf(format, args...)
+		return &policyFileError{file: name, line: line, msg: err.Error(), err: errors.Unwrap(err)}
 	}
 	if p.Version != PolicyVersion {
 		return bad(0, "version is %d; this skillpm reads version: %d", p.Version, PolicyVersion)
@@ -220,6 +252,9 @@ func (p *Policy) validate(name string) error {
 			return bad(r.line, "prefix %q appears twice", r.Prefix)
 		}
 		seen[r.Prefix] = true
+		if why := unmatchable(r.Prefix); why != "" {
+			return bad(r.line, "prefix %q can match no repository: %s", r.Prefix, why)
+		}
 		if r.Require == "" {
 			r.Require = RequireSigned
 			if (r.Vetted != nil || r.Audit != nil) && len(r.Keys) == 0 && len(r.Identities) == 0 {
@@ -264,13 +299,41 @@ func (p *Policy) validate(name string) error {
 	return nil
 }
 
+// unmatchable says why the canonical prefix can match no repository
+// (nor source), "" when it can. Such a rule would never apply, and "*"
+// (or nothing) would in its place, without a word.
+func unmatchable(prefix string) string {
+	if prefix == "*" || strings.HasPrefix(prefix, ociref.LayoutPrefix) {
+		return ""
+	}
+	if i := strings.IndexAny(prefix, "*?"); i >= 0 {
+		fix := strings.TrimRight(prefix[:i], "/.")
+		if !strings.Contains(prefix[:i], "/") {
+			fix = "*" // a pattern in the host: no prefix but "*" covers it
+		}
+		return fmt.Sprintf("a prefix is not a pattern, it covers every repository under it (write %q)", fix)
+	}
+	if strings.HasPrefix(prefix, "file:") || strings.HasPrefix(prefix, "local:") {
+		return "" // source names (a file: path may hold a drive letter's colon)
+	}
+	host, path, _ := strings.Cut(prefix, "/")
+	if i := strings.IndexAny(path, ":@"); i >= 0 {
+		return fmt.Sprintf("a prefix names repositories, not tags or digests (write %q)", host+"/"+path[:i])
+	}
+	return ""
+}
+
 // loadTrust reads the keys and checks the identities of a rule (what
 // names them, for errors, is what, "" or "vetted ").
 func (p *Policy) loadTrust(r *Rule, keys []string, ids []Identity, what string, bad func(int, string, ...any) error) error {
 	for _, k := range keys {
-		data, err := os.ReadFile(p.resolve(k))
+		data, err := boundedfile.Read(p.resolve(k), maxKeyFile)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the key as the policy names it is enough
+		}
 		if err != nil {
-			return bad(r.line, "%skey %s: %v", what, k, errors.Unwrap(err))
+			return bad(r.line, "%skey %s: %w", what, k, err)
 		}
 		pub, err := ParsePublicKey(data)
 		if err != nil {

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -149,5 +150,45 @@ func TestNativeReferrers(t *testing.T) {
 	}
 	if got, want := len(found), 1; got != want || found[0].PredicateType != PredicateSign {
 		t.Errorf("referrers = %+v; want %d signature", found, want)
+	}
+}
+
+// A port written with leading zeros, or an empty port, dials the same
+// registry ("127.0.0.1:05000" is port 5000, "ghcr.io:" port 443), so a
+// skills.yaml that spells its registry so must still meet the policy's
+// rule for that registry, not the looser "*" one.
+func TestPortSpellingsMeetTheRule(t *testing.T) {
+	reg := &referrersRegistry{blobs: map[digest.Digest][]byte{}, manifests: map[string][]byte{}}
+	srv := httptest.NewServer(reg)
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	name, port, _ := strings.Cut(host, ":")
+	c := registry.NewClient(registry.Options{PlainHTTP: true})
+	ctx := context.Background()
+
+	// An unsigned manifest, in a registry whose rule requires a key.
+	subject := []byte(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.empty.v1+json","digest":"sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a","size":2},"layers":[]}`)
+	d := digest.FromBytes(subject)
+	reg.manifests[d.String()] = subject
+	dir := t.TempDir()
+	testKey(t, dir, "good")
+	pol := writePolicy(t, dir, "version: 1\nrules:\n  - prefix: \"*\"\n    require: none\n  - prefix: \""+host+"/skills\"\n    keys: [good.pub]\n")
+	v, err := NewVerifier(pol, Options{Sigstore: local})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spelled := range []string{host, name + ":0" + port, name + ":000" + port} {
+		ref, err := registry.ParseReference(spelled + "/skills/pdf@" + d.String())
+		if err != nil {
+			t.Errorf("%s: %v", spelled, err)
+			continue
+		}
+		if _, err := c.Head(ctx, ref); err != nil {
+			t.Fatalf("%s: the registry is not reachable so: %v", spelled, err)
+		}
+		_, err = Check(ctx, c, v, spelled+"/skills/pdf", ref)
+		if !errors.Is(err, ErrPolicy) {
+			t.Errorf("%s: an unsigned manifest: %v; want the rule for %s/skills to deny it", spelled, err, host)
+		}
 	}
 }

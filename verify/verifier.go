@@ -172,7 +172,7 @@ func (v *policyVerifier) verify(ctx context.Context, repo string, d digest.Diges
 			}
 		}
 		if err != nil {
-			res.Rejected = append(res.Rejected, fmt.Sprintf("%s: %v", short(e.Referrer), err))
+			res.reject(fmt.Sprintf("%s: %v", short(e.Referrer), err))
 			continue
 		}
 		switch stmt.PredicateType {
@@ -183,11 +183,11 @@ func (v *policyVerifier) verify(ctx context.Context, repo string, d digest.Diges
 		case PredicateSLSAProvenance:
 			p, err := parseProvenance(stmt.Predicate)
 			if err != nil {
-				res.Rejected = append(res.Rejected, fmt.Sprintf("%s: provenance: %v", short(e.Referrer), err))
+				res.reject(fmt.Sprintf("%s: provenance: %v", short(e.Referrer), err))
 				continue
 			}
 			if r.Provenance != nil && !r.Provenance.re.MatchString(p.SourceRepository) {
-				res.Rejected = append(res.Rejected, fmt.Sprintf("%s: provenance source %q does not match %q", short(e.Referrer), p.SourceRepository, r.Provenance.SourceRepository))
+				res.reject(fmt.Sprintf("%s: provenance source %q does not match %q", short(e.Referrer), p.SourceRepository, r.Provenance.SourceRepository))
 				continue
 			}
 			if res.Provenance == nil {
@@ -198,7 +198,7 @@ func (v *policyVerifier) verify(ctx context.Context, repo string, d digest.Diges
 			// Signed by a trusted signer, and this rule asks for no
 			// vetting: nothing to decide.
 		default:
-			res.Rejected = append(res.Rejected, fmt.Sprintf("%s: predicate %q is neither a signature nor provenance", short(e.Referrer), stmt.PredicateType))
+			res.reject(fmt.Sprintf("%s: predicate %q is neither a signature nor provenance", short(e.Referrer), stmt.PredicateType))
 		}
 	}
 	if !res.Required {
@@ -293,6 +293,9 @@ func statementOf(payload []byte, d digest.Digest) (*Statement, error) {
 	}
 	return &s, nil
 }
+
+// reject records why a bundle was not accepted, as one line (reason).
+func (r *Result) reject(why string) { r.Rejected = append(r.Rejected, reason(why)) }
 
 func short(d digest.Digest) string {
 	s := d.String()

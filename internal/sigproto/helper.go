@@ -310,8 +310,15 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, b Backend) error {
 	}
 }
 
-// answer handles one request line.
-func answer(ctx context.Context, line []byte, b Backend) *response {
+// answer handles one request line. A request whose handling panics (a
+// bug in the cryptography a hostile bundle reached) is answered with an
+// error, so the helper goes on checking the others.
+func answer(ctx context.Context, line []byte, b Backend) (resp *response) {
+	defer func() {
+		if r := recover(); r != nil {
+			resp = &response{Error: fmt.Sprintf("%s: internal error: %v", HelperName, r)}
+		}
+	}()
 	var req request
 	if err := json.Unmarshal(line, &req); err != nil {
 		return &response{Error: fmt.Sprintf("%s: unreadable request: %v", HelperName, err)}
@@ -319,20 +326,20 @@ func answer(ctx context.Context, line []byte, b Backend) *response {
 	if req.Version != Version {
 		return &response{Error: fmt.Sprintf("%s speaks protocol %d, skillpm sent %d: install skillpm and %s from the same build", HelperName, Version, req.Version, HelperName)}
 	}
-	var resp response
+	var out response
 	var err error
 	switch {
 	case req.Verify != nil:
-		resp.Verify, err = b.Verify(ctx, req.Verify)
+		out.Verify, err = b.Verify(ctx, req.Verify)
 	case req.Sign != nil:
-		resp.Sign, err = b.Sign(ctx, req.Sign)
+		out.Sign, err = b.Sign(ctx, req.Sign)
 	case req.Describe != nil:
-		resp.Describe, err = b.Describe(ctx, req.Describe)
+		out.Describe, err = b.Describe(ctx, req.Describe)
 	default:
 		err = fmt.Errorf("%s: empty request", HelperName)
 	}
 	if err != nil {
 		return &response{Error: err.Error()}
 	}
-	return &resp
+	return &out
 }

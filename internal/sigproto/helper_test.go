@@ -132,3 +132,34 @@ func TestServeRejects(t *testing.T) {
 		t.Error("Serve of an over-long line: no error")
 	}
 }
+
+// panicBackend panics on every request, as a bug in sigstore-go reached
+// by a hostile bundle would.
+type panicBackend struct{ fakeBackend }
+
+func (panicBackend) Verify(context.Context, *VerifyRequest) (*VerifyResponse, error) {
+	panic("index out of range")
+}
+
+// A request whose check panics is answered with an error, and the next
+// request still answered: one hostile bundle does not take down the
+// helper that checks every other skill's signatures.
+func TestServeRecovers(t *testing.T) {
+	in := `{"version":1,"verify":{"bundle":"Z29vZC0x"}}` + "\n" + `{"version":1,"describe":{"bundle":"Z29vZC0x"}}` + "\n"
+	var out bytes.Buffer
+	err := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("Serve panicked: %v", r)
+			}
+		}()
+		return Serve(context.Background(), strings.NewReader(in), &out, panicBackend{})
+	}()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"error":"`) || !strings.Contains(lines[0], "index out of range") || !strings.Contains(lines[1], `"signer":"good-1"`) {
+		t.Errorf("answers:\n%s\nwant an error for the panic, then the describe answer", out.String())
+	}
+}

@@ -34,6 +34,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/skillpm/skillpm/internal/boundedfile"
 	"github.com/skillpm/skillpm/internal/sigproto"
 )
 
@@ -196,7 +197,7 @@ func (l *Local) keylessVerifier(path string) (*sgverify.Verifier, error) {
 		switch {
 		case m != nil:
 		case path != "":
-			m, err = root.NewTrustedRootFromPath(path)
+			m, err = readTrustedRoot(path)
 		default:
 			m, err = root.FetchTrustedRoot()
 		}
@@ -207,6 +208,38 @@ func (l *Local) keylessVerifier(path string) (*sgverify.Verifier, error) {
 		k.v, k.err = sgverify.NewVerifier(m, sgverify.WithTransparencyLog(1), sgverify.WithObserverTimestamps(1))
 	})
 	return k.v, k.err
+}
+
+// maxTrustedRoot bounds a trusted_root.json (the public-good one is
+// about 10 KiB).
+const maxTrustedRoot = 4 << 20
+
+// trustedRootMediaType begins the mediaType of every version of a
+// sigstore trusted root.
+const trustedRootMediaType = "application/vnd.dev.sigstore.trustedroot"
+
+// readTrustedRoot reads the trusted root at path: a regular file of at
+// most maxTrustedRoot bytes. The path comes from a trust policy that a
+// project's skills.yaml may name, so the file may be anything (a FIFO,
+// a device, a token): why it is not a trusted root never quotes it,
+// since the reason is shown in verify's output (CI logs), unless it
+// says it is one.
+func readTrustedRoot(path string) (*root.TrustedRoot, error) {
+	data, err := boundedfile.Read(path, maxTrustedRoot)
+	if err != nil {
+		return nil, err // names the path, never the content
+	}
+	var head struct {
+		MediaType string `json:"mediaType"`
+	}
+	if json.Unmarshal(data, &head) != nil || !strings.HasPrefix(head.MediaType, trustedRootMediaType) {
+		return nil, fmt.Errorf("%s is not a sigstore trusted_root.json (no %s… mediaType)", path, trustedRootMediaType)
+	}
+	tr, err := root.NewTrustedRootFromJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return tr, nil
 }
 
 // Sign implements sigproto.Backend.

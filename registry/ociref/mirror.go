@@ -29,6 +29,11 @@ func (m Mirror) Validate() error {
 	if strings.HasPrefix(p, LayoutPrefix) || strings.HasPrefix(p, "/") || p == "" || !strings.ContainsAny(p, "/.:") {
 		return fmt.Errorf("mirror prefix %q: want a registry prefix such as ghcr.io/acme/skills", m.Prefix)
 	}
+	if _, err := Parse(p + "/x"); err != nil {
+		// A prefix no repository is under ("ghcr.io/acme/*") would send
+		// nothing to the mirror, a vetted scope's reads included.
+		return fmt.Errorf("mirror prefix %q: no repository is under it (a prefix is not a pattern; want a registry prefix such as ghcr.io/acme/skills)", m.Prefix)
+	}
 	if len(m.Locations) == 0 {
 		return fmt.Errorf("mirror %s: no mirrors listed", m.Prefix)
 	}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -86,6 +87,11 @@ func Parse(s string) (Ref, error) {
 	if !ok || host == "" || path == "" {
 		return Ref{}, fmt.Errorf("reference %q: want REGISTRY/REPOSITORY (e.g. ghcr.io/org/skills/pdf) or oci:PATH", s)
 	}
+	if strings.HasSuffix(host, ":") {
+		// An empty port dials the default one: one registry under two
+		// names, to a trust policy and a mirror.
+		return Ref{}, fmt.Errorf("reference %q: %w: registry %q has an empty port", s, ErrInvalidReference, host)
+	}
 	host = CanonicalHost(host)
 	r.Registry, r.Repository, r.Tag = host, path, EscapeTag(tag)
 	if err := validRepo(host, path); err != nil {
@@ -96,7 +102,8 @@ func Parse(s string) (Ref, error) {
 
 // CanonicalHost returns a registry host[:port] as skillpm stores and
 // compares it: lower-case (host names are case-insensitive), without a
-// trailing dot (the DNS root) or the default HTTPS port, and with Docker
+// trailing dot (the DNS root) or the default HTTPS port, with the
+// port's leading zeros dropped, and with Docker
 // Hub's aliases ("index.docker.io", "registry-1.docker.io") written
 // "docker.io", so "GHCR.IO", "ghcr.io.:443" and "ghcr.io" are one
 // registry to a trust policy and a mirror as they are to the network.
@@ -107,6 +114,13 @@ func CanonicalHost(host string) string {
 	name, port := h, ""
 	if i := strings.LastIndex(h, ":"); i >= 0 && !strings.Contains(h[i:], "]") {
 		name, port = h[:i], h[i:]
+	}
+	if strings.Contains(name, ":") && !strings.HasSuffix(name, "]") {
+		return h // two ports: no host the network dials, left to fail
+	}
+	// The network reads the port as a number: "0443" is 443.
+	if n, err := strconv.ParseUint(strings.TrimPrefix(port, ":"), 10, 16); err == nil {
+		port = ":" + strconv.FormatUint(n, 10)
 	}
 	if port == ":443" {
 		port = ""

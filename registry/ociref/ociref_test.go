@@ -48,6 +48,17 @@ func TestCanonicalHost(t *testing.T) {
 		"[::1]:5000":               "[::1]:5000",
 		"[FE80::1]":                "[fe80::1]",
 		"127.0.0.1:5000":           "127.0.0.1:5000",
+		// Spellings the network dials as another: the port is a number.
+		"ghcr.io:0443":     "ghcr.io",
+		"127.0.0.1:005000": "127.0.0.1:5000",
+		"[::1]:0443":       "[::1]",
+		// Not a host the network dials: left as it is, not made one.
+		"ghcr.io:443:443": "ghcr.io:443:443",
+		"ghcr.io:99999":   "ghcr.io:99999",
+		"ghcr.io:":        "ghcr.io:", // refused by Parse
+		// Source names a policy compares (manager.PolicyName) are not hosts.
+		"file:":        "file:",
+		"local:skills": "local:skills",
 	} {
 		if got := CanonicalHost(in); got != want {
 			t.Errorf("CanonicalHost(%q) = %q; want %q", in, got, want)
