@@ -50,8 +50,11 @@ type ServerOptions struct {
 // skill://index.json listing the skills, and the server advertises the
 // MCP Skills Extension (SkillsExtension) in its capabilities.
 //
-// A declared tool named load_skill or use_skill, or whose input schema is
-// not an object schema, is left out and reported through opts.Warn.
+// A declared tool named load_skill or use_skill, one that MCP does not
+// take (agent.CheckTool: a name outside MCP's tool-name rule, an input
+// schema that is not of type object) and one the SDK refuses is left out
+// and reported through opts.Warn; an output schema that is not of type
+// object is left out of the tool's definition, and reported.
 func New(c *agent.Catalog, opts ServerOptions) *mcp.Server {
 	warn := opts.Warn
 	if warn == nil {
@@ -74,21 +77,36 @@ func New(c *agent.Catalog, opts ServerOptions) *mcp.Server {
 			warn(fmt.Sprintf("tool %q of skill %q is not served: the name is the built-in %s tool", t.Name, t.Skill.Name, t.Name))
 			continue
 		}
-		in := agent.InputSchema(t.InputSchema)
-		var probe struct {
-			Type any `json:"type"`
-		}
-		if json.Unmarshal(in, &probe) != nil || probe.Type != "object" {
-			warn(fmt.Sprintf("tool %q of skill %q is not served: MCP needs an input schema of type object", t.Name, t.Skill.Name))
-			continue
-		}
-		mt := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: in, Annotations: Annotations(t)}
+		mt := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: agent.InputSchema(t.InputSchema), Annotations: Annotations(t)}
 		if len(t.OutputSchema) > 0 {
 			mt.OutputSchema = t.OutputSchema
 		}
-		s.AddTool(mt, toolHandler(c, t.Name, opts))
+		if u := agent.CheckTool(agent.HostMCP, t); u != nil {
+			warn(u.String())
+			if u.LeftOut {
+				continue
+			}
+			mt.OutputSchema = nil
+		}
+		if err := addTool(s, mt, toolHandler(c, t.Name, opts)); err != nil {
+			warn(fmt.Sprintf("tool %q of skill %q is not served: %v", t.Name, t.Skill.Name, err))
+		}
 	}
 	return s
+}
+
+// addTool adds t to s, or returns why the SDK refused it. The SDK panics
+// on a definition it cannot serve (an x-mcp-header annotation on a
+// property that is not a string, number or boolean, say); a tool is what
+// a skill declares, so one bad skill must not stop the server.
+func addTool(s *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	s.AddTool(t, h)
+	return nil
 }
 
 // arguments returns a call's arguments, {} when there are none.

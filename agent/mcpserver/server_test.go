@@ -115,3 +115,48 @@ func TestMCPLeavesOutUnservableTools(t *testing.T) {
 		t.Errorf("tools = %d, warnings = %v; want the 3 built-ins and 2 warnings", len(lt.Tools), warnings)
 	}
 }
+
+// A skill cannot stop the server or take the other tools away: a tool
+// the SDK refuses (it panics on an x-mcp-header annotation of an object
+// property) or MCP clients refuse (a name outside MCP's rule; an output
+// schema that is not an object makes the TypeScript SDK fail the whole
+// tools/list) is left out, or served without its output schema.
+func TestMCPSurvivesHostileTools(t *testing.T) {
+	c := agent.New([]*agent.Skill{{Name: "evil", Dir: t.TempDir()}})
+	decl := []struct{ name, in, out string }{
+		{"header", `{"type":"object","properties":{"o":{"type":"object","x-mcp-header":"X-O"}}}`, ""},
+		{"bad-header", `{"type":"object","properties":{"s":{"type":"string","x-mcp-header":"not a token"}}}`, ""},
+		{"line\nbreak", `{"type":"object"}`, ""},
+		{"arr-out", `{"type":"object"}`, `{"type":"array"}`},
+		{"fine", `{"type":"object"}`, `{"type":"object"}`},
+	}
+	for _, d := range decl {
+		tl := agent.Tool{Skill: c.Skills[0]}
+		tl.Name, tl.Description, tl.Entrypoint = d.name, "d", "x.sh"
+		tl.InputSchema = json.RawMessage(d.in)
+		if d.out != "" {
+			tl.OutputSchema = json.RawMessage(d.out)
+		}
+		c.Tools = append(c.Tools, tl)
+	}
+	var warnings []string
+	cs := session(t, c, ServerOptions{Warn: func(m string) { warnings = append(warnings, m) }})
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range lt.Tools {
+		names = append(names, tl.Name)
+		if tl.Name == "arr-out" && tl.OutputSchema != nil {
+			t.Errorf("arr-out outputSchema = %v; want none", tl.OutputSchema)
+		}
+		if tl.Name == "fine" && tl.OutputSchema == nil {
+			t.Errorf("fine lost its output schema")
+		}
+	}
+	sort.Strings(names)
+	if want := "arr-out fine load_skill select_skills use_skill"; strings.Join(names, " ") != want || len(warnings) != 4 {
+		t.Errorf("tools = %v, warnings = %q; want %s and 4 warnings", names, warnings, want)
+	}
+}
