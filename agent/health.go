@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/skillpm/skillpm/index"
 	"github.com/skillpm/skillpm/skill"
@@ -35,6 +37,11 @@ type Skipped struct {
 //     by folder name and choose them by description, so serving it would
 //     show them a skill under a name it does not have, or one they cannot
 //     choose. (The Agent Skills spec makes name = folder a requirement.)
+//   - A skill whose name has a line break, a control or an invisible
+//     character (or is not UTF-8) is skipped: its name is a heading of the
+//     prompt and the MCP server's instructions, where a line break would
+//     let it write sections under other skills' names, and an invisible
+//     character would let it pass for another skill.
 //   - Tools without a name or description are dropped, as the Skill Tools
 //     spec's registration says, and recorded as issues.
 //   - Errors found while loading (a broken tools.json, a field of the wrong
@@ -50,6 +57,10 @@ func Screen(s *Skill, m index.Skill) (*Skill, *Skipped) {
 		block = append(block, Issue{Rule: "name-mismatch", Severity: skill.SeverityError,
 			Message: fmt.Sprintf("name %q differs from its folder %q", m.Name, s.Name),
 			Fix:     fmt.Sprintf("rename the folder to %q or set 'name: %s'", m.Name, s.Name)})
+	case !showableName(s.Name):
+		block = append(block, Issue{Rule: "name-format", Severity: skill.SeverityError,
+			Message: fmt.Sprintf("name %q has a line break, a control or an invisible character", s.Name),
+			Fix:     "rename the skill and its folder to lowercase letters, digits and hyphens"})
 	}
 	if strings.TrimSpace(m.Description) == "" {
 		block = append(block, Issue{Rule: "description-missing", Severity: skill.SeverityError, Message: "SKILL.md has no description", Fix: "add a description that says what the skill does and when to use it"})
@@ -89,6 +100,21 @@ func Screen(s *Skill, m index.Skill) (*Skill, *Skipped) {
 	}
 	s.Tools, s.Issues = tools, issues
 	return s, nil
+}
+
+// showableName reports whether name can be shown to an agent and a
+// person as it is: UTF-8 without spaces other than ' ', controls,
+// terminal controls or format characters (zero-width, bidi marks).
+func showableName(name string) bool {
+	if !utf8.ValidString(name) {
+		return false
+	}
+	for _, r := range name {
+		if r != ' ' && unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || skill.IsTerminalControl(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // ErrInvalid is wrapped by InvalidError.

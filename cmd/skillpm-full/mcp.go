@@ -68,7 +68,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			warn := func(m string) { e.Logf("warning: %s", m) }
+			warn := func(m string) { e.Logf("warning: %s", command.TermLine(m)) } // one line each: file names are a skill's to choose
 			res := mcpserver.NewResources(mcpserver.ResourceOptions{Warn: warn})
 			opts := mcpserver.ServerOptions{Version: command.Version, Run: run, Warn: warn, Resources: res,
 				ConfirmHow: "start the server with skillpm mcp --yes to confirm gated tools up front"}
