@@ -1,7 +1,9 @@
 // Package selfschema compiles self-contained JSON Schemas: a tool's input
 // or output schema, or one of skillpm's embedded format schemas. Every
 // $ref to a resource outside the document is refused, so a schema can
-// never make skillpm read files or the network. It is the one place both
+// never make skillpm read files or the network, and a schema whose
+// validation would not stay linear in the size of the instance is
+// refused (ErrTooCostly). It is the one place both
 // the linter (skill) and the tool runner (toolrun) compile schemas.
 package selfschema
 
@@ -22,7 +24,7 @@ const (
 	// StageAdd: the document could not be added as a resource.
 	StageAdd
 	// StageCompile: the schema is not a valid schema (or has an
-	// external $ref).
+	// external $ref, or is too costly to validate).
 	StageCompile
 )
 
@@ -50,7 +52,8 @@ type Options struct {
 }
 
 // Compile parses raw and compiles it as the resource url (which names it
-// in error messages). A $ref to any other resource fails the compile.
+// in error messages). A $ref to any other resource fails the compile, and
+// so does a schema that is too costly to validate (ErrTooCostly).
 func Compile(url string, raw []byte, opts Options) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
@@ -66,6 +69,9 @@ func Compile(url string, raw []byte, opts Options) (*jsonschema.Schema, error) {
 	}
 	sch, err := c.Compile(url)
 	if err != nil {
+		return nil, &Error{Stage: StageCompile, Err: err}
+	}
+	if err := checkCost(sch); err != nil {
 		return nil, &Error{Stage: StageCompile, Err: err}
 	}
 	return sch, nil
