@@ -45,7 +45,7 @@ func TestCompileRefusesCostlySchemas(t *testing.T) {
 			if !errors.Is(err, ErrTooCostly) || !errors.As(err, &se) || se.Stage != StageCompile {
 				t.Errorf("Compile = %v; want ErrTooCostly at StageCompile", err)
 			}
-			if d := time.Since(start); d > time.Second {
+			if d := time.Since(start); d > 5*time.Second { // 0.2s unloaded
 				t.Errorf("Compile took %s", d)
 			}
 		})
