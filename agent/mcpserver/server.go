@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/skillpm/skillpm/agent"
@@ -62,6 +63,7 @@ func New(c *agent.Catalog, opts ServerOptions) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "skillpm", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: c.PromptMarkdown(), Capabilities: Advertise(nil)})
+	s.AddReceivingMiddleware(recoverPanics(warn))
 	res := opts.Resources
 	if res == nil {
 		res = NewResources(ResourceOptions{Warn: warn})
@@ -93,6 +95,25 @@ func New(c *agent.Catalog, opts ServerOptions) *mcp.Server {
 		}
 	}
 	return s
+}
+
+// recoverPanics answers a request whose handler panicked with an error,
+// and reports the panic, instead of letting it end the process: a server
+// serves many skills to a client it does not control, and a bug that one
+// skill's declaration or one call's arguments hit must not stop the calls
+// of the others.
+func recoverPanics(warn func(string)) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					warn(fmt.Sprintf("internal error answering %s: %v\n%s", method, r, debug.Stack()))
+					res, err = nil, fmt.Errorf("internal error in skillpm answering %s: %v", method, r)
+				}
+			}()
+			return next(ctx, method, req)
+		}
+	}
 }
 
 // addTool adds t to s, or returns why the SDK refused it. The SDK panics

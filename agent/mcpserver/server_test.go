@@ -160,3 +160,26 @@ func TestMCPSurvivesHostileTools(t *testing.T) {
 		t.Errorf("tools = %v, warnings = %q; want %s and 4 warnings", names, warnings, want)
 	}
 }
+
+// A handler that panics (here: a catalog corrupted after the server was
+// built) fails its own request; the server goes on answering.
+func TestMCPSurvivesPanickingHandler(t *testing.T) {
+	c := agent.New([]*agent.Skill{{Name: "s", Dir: t.TempDir()}})
+	tl := agent.Tool{Skill: c.Skills[0]}
+	tl.Name, tl.Description, tl.Entrypoint = "boom", "d", "x.sh"
+	c.Tools = []agent.Tool{tl}
+	var warnings []string
+	cs := session(t, c, ServerOptions{Warn: func(m string) { warnings = append(warnings, m) }})
+	c.Tools[0].Skill = nil
+	ctx := context.Background()
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "boom"}); err == nil || !strings.Contains(err.Error(), "internal error") {
+		t.Errorf("call = %v; want an internal error", err)
+	}
+	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "load_skill", Arguments: map[string]any{"skill": "s"}})
+	if err != nil || r == nil {
+		t.Fatalf("after the panic: %v", err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "tools/call") {
+		t.Errorf("warnings = %q; want the panic reported", warnings)
+	}
+}
