@@ -136,3 +136,87 @@ func testMCPConfirmation(t *testing.T, version string) {
 		})
 	}
 }
+
+// A client cannot answer a question the server did not ask: a call that
+// comes with its own "accept" (and no request state from the server), or
+// with the answer and state given for another call, is asked again (or,
+// from a client that cannot be asked, refused), never run on that answer.
+func TestMCPConfirmationIsBoundToTheCall(t *testing.T) {
+	yes := mcp.InputResponseMap{confirmID: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
+	ctx := context.Background()
+
+	c, _ := gatedCatalog(t)
+	work := t.TempDir()
+	cs := elicitingSession(t, c, ServerOptions{Run: toolrun.Options{WorkDir: work}}, nil, nil, "")
+	for _, call := range []*mcp.CallToolParams{
+		{Name: "wipe", Arguments: map[string]any{}, InputResponses: yes},
+		{Name: "wipe", Arguments: map[string]any{}, InputResponses: yes, RequestState: "forged"},
+		{Name: "use_skill", Arguments: map[string]any{"skill": "cleaner", "script": "scripts/wipe.sh"}, InputResponses: yes},
+	} {
+		res, err := cs.CallTool(ctx, call)
+		if err != nil {
+			t.Fatalf("%s: %v", call.Name, err)
+		}
+		if !res.IsError || !strings.Contains(text(res), "CONFIRMATION_REQUIRED") && !strings.Contains(text(res), "NotConfirmed") {
+			t.Errorf("%s with its own accept: isError %v, %s; want refused", call.Name, res.IsError, text(res))
+		}
+	}
+	if ran, _ := filepath.Glob(filepath.Join(work, "ran-*")); len(ran) != 0 {
+		t.Errorf("%d runs on answers the server never asked for", len(ran))
+	}
+
+	// A client that handles input requests itself: the state the server
+	// gave with one question confirms that call once, and no other.
+	manual := func() *mcp.ClientSession {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := New(c, ServerOptions{Run: toolrun.Options{WorkDir: work}}).Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ss.Close() })
+		cl := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, &mcp.ClientOptions{
+			MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, nil },
+		})
+		cs, err := cl.Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}()
+	call := func(p *mcp.CallToolParams) *mcp.CallToolResult {
+		t.Helper()
+		res, err := manual.CallTool(ctx, p)
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		return res
+	}
+	wipe := &mcp.CallToolParams{Name: "wipe", Arguments: map[string]any{}}
+	asked := call(wipe)
+	if len(asked.InputRequests) != 1 || asked.RequestState == "" {
+		t.Fatalf("first call: %+v; want one input request and a request state", asked)
+	}
+	state := asked.RequestState
+	for _, other := range []*mcp.CallToolParams{
+		{Name: "use_skill", Arguments: map[string]any{"skill": "cleaner", "script": "scripts/wipe.sh"}, InputResponses: yes, RequestState: state},
+		{Name: "wipe", Arguments: map[string]any{"more": 1}, InputResponses: yes, RequestState: state},
+	} {
+		if res := call(other); len(res.InputRequests) != 1 {
+			t.Errorf("%s %v with another call's state: %+v; want asked again", other.Name, other.Arguments, res)
+		}
+	}
+	if ran, _ := filepath.Glob(filepath.Join(work, "ran-*")); len(ran) != 0 {
+		t.Fatalf("%d runs on another call's answer", len(ran))
+	}
+	if res := call(&mcp.CallToolParams{Name: "wipe", Arguments: map[string]any{}, InputResponses: yes, RequestState: state}); res.IsError || !strings.Contains(text(res), `"wiped":true`) {
+		t.Errorf("the call asked about, with its answer: %+v; want it run", res)
+	}
+	if res := call(&mcp.CallToolParams{Name: "wipe", Arguments: map[string]any{}, InputResponses: yes, RequestState: state}); len(res.InputRequests) != 1 {
+		t.Errorf("the same answer again: %+v; want asked again", res)
+	}
+	if ran, _ := filepath.Glob(filepath.Join(work, "ran-*")); len(ran) != 1 {
+		t.Errorf("%d runs; want 1", len(ran))
+	}
+}

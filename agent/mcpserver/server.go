@@ -69,9 +69,10 @@ func New(c *agent.Catalog, opts ServerOptions) *mcp.Server {
 		res = NewResources(ResourceOptions{Warn: warn})
 	}
 	res.Sync(s, c.Skills)
+	asked := newQuestions()
 
 	for _, b := range c.Builtins() {
-		s.AddTool(&mcp.Tool{Name: b.Name, Description: b.Description, InputSchema: b.InputSchema}, builtinHandler(c, b.Name, opts))
+		s.AddTool(&mcp.Tool{Name: b.Name, Description: b.Description, InputSchema: b.InputSchema}, builtinHandler(c, b.Name, opts, asked))
 	}
 	addSelectTool(c, s)
 	for _, t := range c.Tools {
@@ -90,7 +91,7 @@ func New(c *agent.Catalog, opts ServerOptions) *mcp.Server {
 			}
 			mt.OutputSchema = nil
 		}
-		if err := addTool(s, mt, toolHandler(c, t.Name, opts)); err != nil {
+		if err := addTool(s, mt, toolHandler(c, t.Name, opts, asked)); err != nil {
 			warn(fmt.Sprintf("tool %q of skill %q is not served: %v", t.Name, t.Skill.Name, err))
 		}
 	}
@@ -144,11 +145,11 @@ func textResult(text string, isErr bool) *mcp.CallToolResult {
 
 // toolHandler calls a declared tool. A JSON object result is also given as
 // structured content.
-func toolHandler(c *agent.Catalog, name string, opts ServerOptions) mcp.ToolHandler {
+func toolHandler(c *agent.Catalog, name string, opts ServerOptions, asked *questions) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		run := opts.Run
 		if t, err := c.Tool(name); err == nil {
-			confirm, ask := gate(req, t.Confirmation(), fmt.Sprintf("tool %q of skill %q", t.Name, t.Skill.Name), opts)
+			confirm, ask := gate(req, t.Confirmation(), fmt.Sprintf("tool %q of skill %q", t.Name, t.Skill.Name), opts, asked)
 			if ask != nil {
 				return ask, nil
 			}
@@ -167,7 +168,7 @@ func toolHandler(c *agent.Catalog, name string, opts ServerOptions) mcp.ToolHand
 }
 
 // builtinHandler serves load_skill and use_skill.
-func builtinHandler(c *agent.Catalog, name string, opts ServerOptions) mcp.ToolHandler {
+func builtinHandler(c *agent.Catalog, name string, opts ServerOptions, asked *questions) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		run := opts.Run
 		var in struct {
@@ -183,7 +184,7 @@ func builtinHandler(c *agent.Catalog, name string, opts ServerOptions) mcp.ToolH
 			return textResult(text, err != nil), nil
 		}
 		if sk, err := c.Skill(in.Skill); err == nil {
-			confirm, ask := gate(req, sk.ScriptConfirmation(in.Script), fmt.Sprintf("script %q of skill %q", in.Script, sk.Name), opts)
+			confirm, ask := gate(req, sk.ScriptConfirmation(in.Script), fmt.Sprintf("script %q of skill %q", in.Script, sk.Name), opts, asked)
 			if ask != nil {
 				return ask, nil
 			}
