@@ -132,7 +132,8 @@ func (u Unfit) String() string {
 // and .; OpenAI and Anthropic: 1-64 of A-Z a-z 0-9 _ and -), or an input
 // schema that is not of type object, leave the tool out; an output schema
 // that is not of type object (which MCP requires; the MCP TypeScript SDK
-// refuses a whole tools/list for one) is dropped. The result check
+// refuses a whole tools/list for one), or that clients may not compile
+// (clientProblem), is dropped. The result check
 // (toolrun) still holds results to the declared output schema.
 func CheckTool(host Host, t Tool) *Unfit {
 	u := &Unfit{Tool: t.Name, Skill: t.Skill.Name, LeftOut: true}
@@ -144,9 +145,15 @@ func CheckTool(host Host, t Tool) *Unfit {
 		u.Reason = "its input schema is not of type object, which " + host.title() + " needs"
 		return u
 	}
-	if host == HostMCP && len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null" && !objectSchema(t.OutputSchema) {
-		u.LeftOut, u.Reason = false, "MCP needs an output schema of type object"
-		return u
+	if host == HostMCP && len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null" {
+		if !objectSchema(t.OutputSchema) {
+			u.LeftOut, u.Reason = false, "MCP needs an output schema of type object"
+			return u
+		}
+		if p := clientProblem(t.OutputSchema); p != "" {
+			u.LeftOut, u.Reason = false, "MCP clients may not compile it (the TypeScript SDK then fails the whole tools/list): "+p
+			return u
+		}
 	}
 	return nil
 }
