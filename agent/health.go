@@ -42,6 +42,8 @@ type Skipped struct {
 //     prompt and the MCP server's instructions, where a line break would
 //     let it write sections under other skills' names, and an invisible
 //     character would let it pass for another skill.
+//   - A description over MaxDescription characters is cut to it, and
+//     recorded as an issue: it goes into every agent's system prompt.
 //   - Tools without a name or description are dropped, as the Skill Tools
 //     spec's registration says, and recorded as issues.
 //   - Errors found while loading (a broken tools.json, a field of the wrong
@@ -74,6 +76,12 @@ func Screen(s *Skill, m index.Skill) (*Skill, *Skipped) {
 			issues = append(issues, Issue{Rule: d.Rule, Severity: d.Severity, Message: d.Message, Fix: d.Fix})
 		}
 	}
+	if d, cut := capDescription(s.Description); cut {
+		issues = append(issues, Issue{Rule: "description-length", Severity: skill.SeverityError,
+			Message: fmt.Sprintf("description is %d characters, over %d; agents are shown its first %d", utf8.RuneCountInString(s.Description), MaxDescription, MaxDescription),
+			Fix:     "shorten the description; move detail into the body"})
+		s.Description = d
+	}
 	// The tools that are served: s.Tools itself, uncopied, until one is
 	// not.
 	tools, dropped := s.Tools, false
@@ -100,6 +108,22 @@ func Screen(s *Skill, m index.Skill) (*Skill, *Skipped) {
 	}
 	s.Tools, s.Issues = tools, issues
 	return s, nil
+}
+
+// MaxDescription is the longest skill description served, in characters:
+// the Agent Skills spec's limit.
+const MaxDescription = 1024
+
+// capDescription returns d cut to MaxDescription characters (the last
+// one an ellipsis), and whether it was cut. Every skill's description
+// goes into the agent's system prompt (the prompt section, the MCP
+// server's instructions): one skill must not fill the context.
+func capDescription(d string) (string, bool) {
+	if len(d) <= MaxDescription || utf8.RuneCountInString(d) <= MaxDescription {
+		return d, false
+	}
+	r := []rune(d)
+	return string(r[:MaxDescription-1]) + "…", true
 }
 
 // showableName reports whether name can be shown to an agent and a

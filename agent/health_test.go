@@ -2,7 +2,9 @@ package agent
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/skillpm/skillpm/index"
 	"github.com/skillpm/skillpm/skill"
@@ -67,5 +69,28 @@ func TestScreenSkipsUnshowableNames(t *testing.T) {
 		if _, skip := Screen(&Skill{Name: name}, index.Skill{Name: name, Description: "d"}); skip != nil {
 			t.Errorf("Screen(%q) skipped: %+v", name, skip)
 		}
+	}
+}
+
+// A description goes into every agent's system prompt: one over the
+// Agent Skills spec's 1024 characters is cut, and reported.
+func TestScreenCapsDescriptions(t *testing.T) {
+	long := strings.Repeat("é", 5<<20)
+	s, skip := Screen(&Skill{Name: "big", Description: long}, index.Skill{Name: "big", Description: long})
+	if skip != nil {
+		t.Fatalf("skipped: %+v", skip)
+	}
+	if n := utf8.RuneCountInString(s.Description); n != MaxDescription || !strings.HasSuffix(s.Description, "…") {
+		t.Errorf("description is %d characters; want %d ending in …", n, MaxDescription)
+	}
+	if len(s.Issues) != 1 || s.Issues[0].Rule != "description-length" {
+		t.Errorf("issues = %+v; want description-length", s.Issues)
+	}
+	if p := promptMarkdown([]*Skill{s}); len(p) > 4*MaxDescription {
+		t.Errorf("prompt is %d bytes", len(p))
+	}
+	exact := strings.Repeat("a", MaxDescription)
+	if s, _ := Screen(&Skill{Name: "x", Description: exact}, index.Skill{Name: "x", Description: exact}); s.Description != exact || len(s.Issues) != 0 {
+		t.Errorf("a description of exactly %d characters was changed: %d issues", MaxDescription, len(s.Issues))
 	}
 }

@@ -101,6 +101,7 @@ func (c *Catalog) ForHost(host string) (*Catalog, []error) {
 			continue
 		}
 		cp := *s
+		desc, _ = capDescription(desc)
 		cp.Description, cp.Tools = desc, tools
 		loaded = append(loaded, &cp)
 	}
