@@ -1,6 +1,7 @@
 package selfschema
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
@@ -21,8 +22,9 @@ const maxRounds = 1000
 const maxSteps = 2_000_000
 
 // ErrTooCostly is wrapped by the error of a schema whose validation could
-// take time exponential in its size or in the depth of the instance.
-var ErrTooCostly = fmt.Errorf("the schema is too costly to validate: it applies a subschema more than %d times at one place of an instance", MaxCost)
+// take time exponential in its size or in the depth of the instance, or
+// whose compiling would (MaxDepth).
+var ErrTooCostly = errors.New("the schema is too costly to validate")
 
 // checkCost refuses a schema whose validation does not stay linear in the
 // size of the instance. The validator evaluates every branch of allOf,
@@ -48,12 +50,12 @@ func checkCost(root *jsonschema.Schema) error {
 	g := newCostGraph(root)
 	for _, s := range g.nodes {
 		if g.local(s) > MaxCost {
-			return fmt.Errorf("%w (at %s)", ErrTooCostly, s.Location)
+			return fmt.Errorf("%w: it applies a subschema more than %d times at one place of an instance (at %s)", ErrTooCostly, MaxCost, s.Location)
 		}
 	}
 	for range maxRounds {
 		if g.steps > maxSteps {
-			return fmt.Errorf("%w (too large to check)", ErrTooCostly)
+			return fmt.Errorf("%w: it is too large to check", ErrTooCostly)
 		}
 		changed := false
 		g.keyed = map[*jsonschema.Schema]*keyCost{}
@@ -61,7 +63,7 @@ func checkCost(root *jsonschema.Schema) error {
 		for _, s := range g.nodes {
 			w := max(g.local(s), g.keyCost(s, map[*jsonschema.Schema]bool{}).max())
 			if w > MaxCost {
-				return fmt.Errorf("%w (at %s)", ErrTooCostly, s.Location)
+				return fmt.Errorf("%w: it applies a subschema more than %d times at one place of an instance (at %s)", ErrTooCostly, MaxCost, s.Location)
 			}
 			next[s] = w
 			changed = changed || w != g.w[s]
@@ -71,7 +73,7 @@ func checkCost(root *jsonschema.Schema) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w (it grows with the depth of the instance)", ErrTooCostly)
+	return fmt.Errorf("%w: what it applies at one place of an instance grows with the depth of the instance", ErrTooCostly)
 }
 
 // costGraph is the compiled schema's nodes and the memos of checkCost.

@@ -37,6 +37,9 @@ func TestCompileRefusesCostlySchemas(t *testing.T) {
 		// Too large to check in time: many nodes that each apply a
 		// definition naming many properties, growing slowly.
 		{"large and growing", largeGrowing(400)},
+		// Compiling takes the cube of the nesting: 6s for this one.
+		{"deep", strings.Repeat(`{"properties":{"a":`, 1000) + `{}` + strings.Repeat(`}}`, 1000)},
+		{"deep arrays", `{"enum":[` + strings.Repeat(`[`, 101) + strings.Repeat(`]`, 101) + `]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
@@ -84,6 +87,8 @@ func TestCompileKeepsLinearSchemas(t *testing.T) {
 		{"anyOf of shared defs", `{"$defs":{"s":{"type":"string"},"n":{"type":"number"}},"type":"object","properties":{"v":{"anyOf":[{"$ref":"#/$defs/s"},{"$ref":"#/$defs/n"},{"type":"array","items":{"$ref":"#/properties/v"}}]}}}`},
 		{"chain of 8", chain(8, "allOf")},
 		{"dynamic ref", `{"$schema":"https://json-schema.org/draft/2020-12/schema","$dynamicAnchor":"meta","type":"object","properties":{"sub":{"$dynamicRef":"#meta"}}}`},
+		{"49 levels", strings.Repeat(`{"properties":{"a":`, 49) + `{}` + strings.Repeat(`}}`, 49)},
+		{"brackets in strings", `{"description":"` + strings.Repeat(`{[`, 500) + `\"{"}`},
 		{"strict profile", `{"type":"object","additionalProperties":false,"properties":{"l":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"x":{"type":["number","null"]}},"required":["x"]}}},"required":["l"]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
