@@ -11,6 +11,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -38,7 +39,16 @@ type ServerOptions struct {
 	// makes a fresh set with default limits. Give the same set to
 	// Resources.Watch to follow installs while the server runs.
 	Resources *Resources
+	// MaxCalls is how many tool and use_skill runs may go on at once;
+	// more calls wait for a free slot (or their cancellation). If <= 0,
+	// DefaultMaxCalls.
+	MaxCalls int
 }
+
+// DefaultMaxCalls is ServerOptions.MaxCalls' default: enough for an
+// agent's parallel tool calls, and a bound on the processes a client can
+// start at once (each run is a process group).
+const DefaultMaxCalls = 16
 
 // New returns an MCP server exposing the catalog: every effective
 // declared tool (input_schema mapped to inputSchema), plus load_skill and
@@ -69,10 +79,10 @@ func New(c *agent.Catalog, opts ServerOptions) *mcp.Server {
 		res = NewResources(ResourceOptions{Warn: warn})
 	}
 	res.Sync(s, c.Skills)
-	asked := newQuestions()
+	h := &handlers{c: c, opts: opts, asked: newQuestions(), slots: make(chan struct{}, cmp.Or(max(opts.MaxCalls, 0), DefaultMaxCalls))}
 
 	for _, b := range c.Builtins() {
-		s.AddTool(&mcp.Tool{Name: b.Name, Description: b.Description, InputSchema: b.InputSchema}, builtinHandler(c, b.Name, opts, asked))
+		s.AddTool(&mcp.Tool{Name: b.Name, Description: b.Description, InputSchema: b.InputSchema}, h.builtin(b.Name))
 	}
 	addSelectTool(c, s)
 	for _, t := range c.Tools {
@@ -91,7 +101,7 @@ func New(c *agent.Catalog, opts ServerOptions) *mcp.Server {
 			}
 			mt.OutputSchema = nil
 		}
-		if err := addTool(s, mt, toolHandler(c, t.Name, opts, asked)); err != nil {
+		if err := addTool(s, mt, h.tool(t.Name)); err != nil {
 			warn(fmt.Sprintf("tool %q of skill %q is not served: %v", t.Name, t.Skill.Name, err))
 		}
 	}
@@ -143,18 +153,42 @@ func textResult(text string, isErr bool) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isErr}
 }
 
-// toolHandler calls a declared tool. A JSON object result is also given as
+// handlers serve the tools of one server.
+type handlers struct {
+	c     *agent.Catalog
+	opts  ServerOptions
+	asked *questions
+	slots chan struct{} // one per run going on
+}
+
+// acquire waits for a free run slot, or for ctx, and returns its release.
+func (h *handlers) acquire(ctx context.Context) (func(), error) {
+	select {
+	case h.slots <- struct{}{}:
+		return func() { <-h.slots }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("cancelled while waiting for one of the %d runs going on to end: %w", cap(h.slots), context.Cause(ctx))
+	}
+}
+
+// tool calls a declared tool. A JSON object result is also given as
 // structured content.
-func toolHandler(c *agent.Catalog, name string, opts ServerOptions, asked *questions) mcp.ToolHandler {
+func (h *handlers) tool(name string) mcp.ToolHandler {
+	c, opts := h.c, h.opts
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		run := opts.Run
 		if t, err := c.Tool(name); err == nil {
-			confirm, ask := gate(req, t.Confirmation(), fmt.Sprintf("tool %q of skill %q", t.Name, t.Skill.Name), opts, asked)
+			confirm, ask := gate(req, t.Confirmation(), fmt.Sprintf("tool %q of skill %q", t.Name, t.Skill.Name), opts, h.asked)
 			if ask != nil {
 				return ask, nil
 			}
 			run.Confirm = confirm
 		}
+		release, err := h.acquire(ctx)
+		if err != nil {
+			return textResult(err.Error(), true), nil
+		}
+		defer release()
 		res, err := c.CallTool(ctx, name, arguments(req), run)
 		if res == nil { // the tool vanished: cannot happen for a served tool
 			return textResult(err.Error(), true), nil
@@ -167,8 +201,9 @@ func toolHandler(c *agent.Catalog, name string, opts ServerOptions, asked *quest
 	}
 }
 
-// builtinHandler serves load_skill and use_skill.
-func builtinHandler(c *agent.Catalog, name string, opts ServerOptions, asked *questions) mcp.ToolHandler {
+// builtin serves load_skill and use_skill.
+func (h *handlers) builtin(name string) mcp.ToolHandler {
+	c, opts := h.c, h.opts
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		run := opts.Run
 		var in struct {
@@ -184,12 +219,17 @@ func builtinHandler(c *agent.Catalog, name string, opts ServerOptions, asked *qu
 			return textResult(text, err != nil), nil
 		}
 		if sk, err := c.Skill(in.Skill); err == nil {
-			confirm, ask := gate(req, sk.ScriptConfirmation(in.Script), fmt.Sprintf("script %q of skill %q", in.Script, sk.Name), opts, asked)
+			confirm, ask := gate(req, sk.ScriptConfirmation(in.Script), fmt.Sprintf("script %q of skill %q", in.Script, sk.Name), opts, h.asked)
 			if ask != nil {
 				return ask, nil
 			}
 			run.Confirm = confirm
 		}
+		release, err := h.acquire(ctx)
+		if err != nil {
+			return textResult(err.Error(), true), nil
+		}
+		defer release()
 		res, err := c.UseSkill(ctx, in.Skill, in.Script, in.Args, run)
 		out, merr := json.Marshal(res)
 		if merr != nil {

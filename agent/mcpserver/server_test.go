@@ -3,8 +3,12 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -181,5 +185,41 @@ func TestMCPSurvivesPanickingHandler(t *testing.T) {
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "tools/call") {
 		t.Errorf("warnings = %q; want the panic reported", warnings)
+	}
+}
+
+// A client cannot start more runs at once than MaxCalls: the rest wait
+// for a slot, so a burst of calls does not become a burst of processes.
+func TestMCPBoundsConcurrentRuns(t *testing.T) {
+	project := t.TempDir()
+	writeFiles(t, filepath.Join(project, ".agents", "skills"), map[string]string{
+		"slow/SKILL.md": skillMD("slow", "Slow.", toolFM("slow", "slow.sh")),
+		"slow/slow.sh":  "#!/bin/bash\ntouch \"$PWD/run-$$\"\nls \"$PWD\"/run-* | wc -l >> \"$PWD/counts\"\nsleep 0.3\nrm \"$PWD/run-$$\"\necho '{}'\n",
+	})
+	c := build(t, project, "")
+	work := t.TempDir()
+	cs := session(t, c, ServerOptions{Run: toolrun.Options{WorkDir: work}, MaxCalls: 2})
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"text": "x"}}); err != nil || r.IsError {
+				t.Errorf("call: %v %v", err, r)
+			}
+		}()
+	}
+	wg.Wait()
+	data, err := os.ReadFile(filepath.Join(work, "counts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := 0
+	for _, f := range strings.Fields(string(data)) {
+		n, _ := strconv.Atoi(f)
+		most = max(most, n)
+	}
+	if lines := len(strings.Fields(string(data))); lines != 6 || most > 2 {
+		t.Errorf("%d runs, at most %d at once; want 6 runs, at most 2", lines, most)
 	}
 }
