@@ -42,8 +42,9 @@ type Skipped struct {
 //     prompt and the MCP server's instructions, where a line break would
 //     let it write sections under other skills' names, and an invisible
 //     character would let it pass for another skill.
-//   - A description over MaxDescription characters is cut to it, and
-//     recorded as an issue: it goes into every agent's system prompt.
+//   - A skill's or tool's description over MaxDescription characters is
+//     cut to it, and recorded as an issue: descriptions go into every
+//     agent's system prompt and tool list.
 //   - Tools without a name or description are dropped, as the Skill Tools
 //     spec's registration says, and recorded as issues.
 //   - Errors found while loading (a broken tools.json, a field of the wrong
@@ -103,6 +104,19 @@ func Screen(s *Skill, m index.Skill) (*Skill, *Skipped) {
 			tools, dropped = slices.Clone(s.Tools[:i]), true
 		}
 	}
+	for i := range tools {
+		d, cut := capDescription(tools[i].Description)
+		if !cut {
+			continue
+		}
+		if !dropped { // copy before changing: s.Tools may be shared
+			tools, dropped = slices.Clone(tools), true
+		}
+		issues = append(issues, Issue{Rule: "tool-description-length", Severity: skill.SeverityError,
+			Message: fmt.Sprintf("tool %q: description is %d characters, over %d; agents are shown its first %d", tools[i].Name, utf8.RuneCountInString(tools[i].Description), MaxDescription, MaxDescription),
+			Fix:     "shorten the tool's description"})
+		tools[i].Description = d
+	}
 	if len(tools) == 0 {
 		tools = nil
 	}
@@ -110,8 +124,8 @@ func Screen(s *Skill, m index.Skill) (*Skill, *Skipped) {
 	return s, nil
 }
 
-// MaxDescription is the longest skill description served, in characters:
-// the Agent Skills spec's limit.
+// MaxDescription is the longest skill or tool description served, in
+// characters: the Agent Skills and Universal specs' limit.
 const MaxDescription = 1024
 
 // capDescription returns d cut to MaxDescription characters (the last

@@ -94,3 +94,18 @@ func TestScreenCapsDescriptions(t *testing.T) {
 		t.Errorf("a description of exactly %d characters was changed: %d issues", MaxDescription, len(s.Issues))
 	}
 }
+
+func TestScreenCapsToolDescriptions(t *testing.T) {
+	long := strings.Repeat("x", 3000)
+	declared := []skill.Tool{{Name: "a", Description: "short"}, {Name: "b", Description: long}}
+	s, _ := Screen(&Skill{Name: "x", Tools: declared}, index.Skill{Name: "x", Description: "d"})
+	if len(s.Tools) != 2 || len(s.Tools[1].Description) != MaxDescription-1+len("…") || s.Tools[0].Description != "short" {
+		t.Errorf("tools = %+v; want b's description cut to %d characters", s.Tools, MaxDescription)
+	}
+	if declared[1].Description != long {
+		t.Errorf("the declared tools were changed")
+	}
+	if len(s.Issues) != 1 || s.Issues[0].Rule != "tool-description-length" {
+		t.Errorf("issues = %+v; want tool-description-length", s.Issues)
+	}
+}
