@@ -100,10 +100,26 @@ func gate(req *mcp.CallToolRequest, g *toolrun.Confirmation, subject string, opt
 	}
 	ask := &mcp.ElicitParams{
 		Mode:            "form",
-		Message:         fmt.Sprintf("%s\n\n(%s, confirmation level %s)", g.Prompt, subject, g.Level),
+		Message:         confirmMessage(subject, g),
 		RequestedSchema: confirmSchema,
 	}
 	return nil, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{confirmID: ask}, RequestState: asked.ask(req.Params)}
+}
+
+// maxPrompt bounds the skill's own words in a confirmation request.
+const maxPrompt = 500
+
+// confirmMessage is what the user is asked: who asks first, in skillpm's
+// words, then the skill's prompt on the same line, its line breaks folded
+// and cut to maxPrompt characters, so that a prompt cannot write a line
+// that seems to name another tool or skill, or push skillpm's words out
+// of sight.
+func confirmMessage(subject string, g *toolrun.Confirmation) string {
+	p := strings.Join(strings.Fields(g.Prompt), " ")
+	if r := []rune(p); len(r) > maxPrompt {
+		p = string(r[:maxPrompt-1]) + "…"
+	}
+	return fmt.Sprintf("%s asks for confirmation (level %s): %s", subject, g.Level, p)
 }
 
 // maxQuestions bounds the questions a server keeps waiting for answers.
