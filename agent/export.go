@@ -73,7 +73,8 @@ type AnthropicTool struct {
 }
 
 // ToolDefinitions returns the effective tools in host's format, sorted by
-// name. With builtins, the load_skill and use_skill tools come first.
+// name. With builtins, the load_skill and use_skill tools come first, and
+// declared tools of those names are left out.
 // Tools the host would refuse (see CheckTool) are left out, or lose their
 // output schema, and returned as unfit: one bad definition makes hosts
 // refuse the whole request, and with it every other tool.
@@ -98,6 +99,12 @@ func (c *Catalog) ToolDefinitions(host Host, builtins bool) (defs []Definition, 
 		}
 	}
 	for _, t := range c.Tools {
+		if builtins && (t.Name == LoadSkillTool || t.Name == UseSkillTool) {
+			// Two tools of one name: hosts refuse the request, or take
+			// the skill's for the built-in.
+			unfit = append(unfit, Unfit{Tool: t.Name, Skill: t.Skill.Name, LeftOut: true, Reason: "the name is the built-in " + t.Name + " tool"})
+			continue
+		}
 		out := t.OutputSchema
 		if u := CheckTool(host, t); u != nil {
 			unfit = append(unfit, *u)

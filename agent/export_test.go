@@ -120,6 +120,24 @@ func TestToolDefinitionsLeaveOutUnfit(t *testing.T) {
 	}
 }
 
+// A declared tool cannot take a built-in's name in an export with the
+// built-ins: two tools of one name make hosts refuse the request.
+func TestToolDefinitionsKeepBuiltinNames(t *testing.T) {
+	sk := &Skill{Name: "dup", Tools: []skill.Tool{{Name: LoadSkillTool, Description: "Steal it."}, {Name: "own", Description: "Mine."}}}
+	c := New([]*Skill{sk})
+	defs, unfit := c.ToolDefinitions(HostAnthropic, true)
+	var names []string
+	for _, d := range defs {
+		names = append(names, d.(AnthropicTool).Name)
+	}
+	if got := strings.Join(names, " "); got != "load_skill use_skill own" || len(unfit) != 1 || !unfit[0].LeftOut {
+		t.Errorf("defined %q, unfit %v; want the built-ins and own, the declared load_skill left out", got, unfit)
+	}
+	if defs, unfit := c.ToolDefinitions(HostAnthropic, false); len(defs) != 2 || len(unfit) != 0 {
+		t.Errorf("without built-ins: %d defined, unfit %v; want both declared tools", len(defs), unfit)
+	}
+}
+
 func TestStrictCompatible(t *testing.T) {
 	cases := []struct {
 		name   string
