@@ -30,12 +30,18 @@ import (
 //   - openWorldHint: true when the skill declares outbound hosts or the
 //     tool is gated as external_network, false when it declares no
 //     network; unset for skills that declare nothing.
-func Annotations(t agent.Tool) *mcp.ToolAnnotations {
+//
+// The hints that promise less (readOnlyHint, idempotentHint,
+// destructiveHint and openWorldHint false) are given only when enforced:
+// the sandbox holds the tool to what its skill declares. Clients may run
+// a read-only tool without asking, and a skill's word alone (sandbox off,
+// or a platform that cannot confine) must not earn that.
+func Annotations(t agent.Tool, enforced bool) *mcp.ToolAnnotations {
 	a := &mcp.ToolAnnotations{}
 	gate := t.Confirmation()
 	p := t.Skill.Permissions
 	yes, no := true, false
-	if p != nil {
+	if p != nil && enforced {
 		if len(p.Network.Outbound) > 0 {
 			a.OpenWorldHint = &yes
 		} else {

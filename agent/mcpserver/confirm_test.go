@@ -8,20 +8,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/sandbox"
 	"github.com/skillpm/skillpm/toolrun"
 )
 
 func TestAnnotations(t *testing.T) {
-	c, _ := gatedCatalog(t)
-	cs := session(t, c, ServerOptions{Run: toolrun.Options{WorkDir: t.TempDir()}})
-	lt, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
+	if sandbox.Available() != nil {
+		t.Skip("the sandbox cannot confine here: no hint promises less (TestAnnotationsUnenforced)")
 	}
-	got := map[string]*mcp.ToolAnnotations{}
-	for _, tl := range lt.Tools {
-		got[tl.Name] = tl.Annotations
-	}
+	got := annotations(t, &toolrun.Sandbox{Mode: sandbox.Default})
 	b := func(p *bool) string {
 		if p == nil {
 			return "unset"
@@ -46,6 +41,41 @@ func TestAnnotations(t *testing.T) {
 	check("wipe", false, false, "true", "false")
 	check("count", false, false, "unset", "false")
 	check("fetch", false, false, "unset", "true")
+}
+
+// annotations lists the gated catalog's tools with runs under sb.
+func annotations(t *testing.T, sb *toolrun.Sandbox) map[string]*mcp.ToolAnnotations {
+	t.Helper()
+	c, _ := gatedCatalog(t)
+	cs := session(t, c, ServerOptions{Run: toolrun.Options{WorkDir: t.TempDir(), Sandbox: sb}})
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*mcp.ToolAnnotations{}
+	for _, tl := range lt.Tools {
+		got[tl.Name] = tl.Annotations
+	}
+	return got
+}
+
+// A skill's word alone does not make a tool read-only to the client:
+// with the sandbox off, nothing holds the tool to what its skill
+// declares, and clients may run read-only tools without asking. What
+// gates say (destructive, open world) still stands.
+func TestAnnotationsUnenforced(t *testing.T) {
+	for _, sb := range []*toolrun.Sandbox{nil, {Mode: sandbox.Off}} {
+		got := annotations(t, sb)
+		if a := got["peek"]; a == nil || a.ReadOnlyHint || a.IdempotentHint || a.DestructiveHint != nil || a.OpenWorldHint != nil {
+			t.Errorf("sandbox %v: peek = %+v; want no hint that promises less", sb, a)
+		}
+		if a := got["wipe"]; a == nil || a.DestructiveHint == nil || !*a.DestructiveHint {
+			t.Errorf("sandbox %v: wipe = %+v; want destructiveHint from its gate", sb, a)
+		}
+		if a := got["fetch"]; a == nil || a.OpenWorldHint == nil || !*a.OpenWorldHint {
+			t.Errorf("sandbox %v: fetch = %+v; want openWorldHint from its gate", sb, a)
+		}
+	}
 }
 
 // elicitingSession connects a go-sdk client that answers elicitation with

@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/sandbox"
 	"github.com/skillpm/skillpm/toolrun"
 )
 
@@ -90,7 +91,7 @@ func New(c *agent.Catalog, opts ServerOptions) *mcp.Server {
 			warn(fmt.Sprintf("tool %q of skill %q is not served: the name is the built-in %s tool", t.Name, t.Skill.Name, t.Name))
 			continue
 		}
-		mt := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: agent.InputSchema(t.InputSchema), Annotations: Annotations(t)}
+		mt := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: agent.InputSchema(t.InputSchema), Annotations: Annotations(t, enforced(opts.Run.Sandbox, t))}
 		if len(t.OutputSchema) > 0 {
 			mt.OutputSchema = t.OutputSchema
 		}
@@ -106,6 +107,16 @@ func New(c *agent.Catalog, opts ServerOptions) *mcp.Server {
 		}
 	}
 	return s
+}
+
+// enforced reports whether runs under sb hold t to what its skill
+// declares (toolrun: a nil *Sandbox is off, an empty mode the default).
+func enforced(sb *toolrun.Sandbox, t agent.Tool) bool {
+	mode := sandbox.Off
+	if sb != nil {
+		mode = cmp.Or(sb.Mode, sandbox.Default)
+	}
+	return sandbox.Describe(mode, agent.Permissions(t.Skill.Permissions)).Enforced
 }
 
 // recoverPanics answers a request whose handler panicked with an error,
