@@ -83,7 +83,7 @@ func BenchmarkPrompt1000(b *testing.B) {
 	for b.Loop() {
 		_ = c.PromptXML()
 		_ = c.PromptMarkdown()
-		_ = c.ToolDefinitions(HostOpenAI, true)
+		_, _ = c.ToolDefinitions(HostOpenAI, true)
 	}
 }
 

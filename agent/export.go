@@ -73,9 +73,12 @@ type AnthropicTool struct {
 }
 
 // ToolDefinitions returns the effective tools in host's format, sorted by
-// name. With builtins, the load_skill and use_skill tools come first.
-func (c *Catalog) ToolDefinitions(host Host, builtins bool) []Definition {
-	var defs []Definition
+// name. With builtins, the load_skill and use_skill tools come first, and
+// declared tools of those names are left out.
+// Tools the host would refuse (see CheckTool) are left out, or lose their
+// output schema, and returned as unfit: one bad definition makes hosts
+// refuse the whole request, and with it every other tool.
+func (c *Catalog) ToolDefinitions(host Host, builtins bool) (defs []Definition, unfit []Unfit) {
 	add := func(name, desc string, in, out json.RawMessage) {
 		in = InputSchema(in)
 		switch host {
@@ -96,9 +99,107 @@ func (c *Catalog) ToolDefinitions(host Host, builtins bool) []Definition {
 		}
 	}
 	for _, t := range c.Tools {
-		add(t.Name, t.Description, t.InputSchema, t.OutputSchema)
+		if builtins && (t.Name == LoadSkillTool || t.Name == UseSkillTool) {
+			// Two tools of one name: hosts refuse the request, or take
+			// the skill's for the built-in.
+			unfit = append(unfit, Unfit{Tool: t.Name, Skill: t.Skill.Name, LeftOut: true, Reason: "the name is the built-in " + t.Name + " tool"})
+			continue
+		}
+		out := t.OutputSchema
+		if u := CheckTool(host, t); u != nil {
+			unfit = append(unfit, *u)
+			if u.LeftOut {
+				continue
+			}
+			out = nil
+		}
+		add(t.Name, t.Description, t.InputSchema, out)
 	}
-	return defs
+	return defs, unfit
+}
+
+// Unfit is a declared tool that a host cannot take as declared.
+type Unfit struct {
+	Tool, Skill string
+	// LeftOut is true when the tool cannot be offered at all, false when
+	// it is offered without its output schema.
+	LeftOut bool
+	Reason  string
+}
+
+func (u Unfit) String() string {
+	if u.LeftOut {
+		return fmt.Sprintf("tool %q of skill %q is not served: %s", u.Tool, u.Skill, u.Reason)
+	}
+	return fmt.Sprintf("tool %q of skill %q is served without its output schema: %s", u.Tool, u.Skill, u.Reason)
+}
+
+// CheckTool reports what of t host would refuse, or nil: a name outside
+// the host's tool-name alphabet and length (MCP: 1-128 of A-Z a-z 0-9 _ -
+// and .; OpenAI and Anthropic: 1-64 of A-Z a-z 0-9 _ and -), or an input
+// schema that is not of type object, leave the tool out; an output schema
+// that is not of type object (which MCP requires; the MCP TypeScript SDK
+// refuses a whole tools/list for one), or that clients may not compile
+// (clientProblem), is dropped. The result check
+// (toolrun) still holds results to the declared output schema.
+func CheckTool(host Host, t Tool) *Unfit {
+	u := &Unfit{Tool: t.Name, Skill: t.Skill.Name, LeftOut: true}
+	if err := CheckToolName(host, t.Name); err != nil {
+		u.Reason = err.Error()
+		return u
+	}
+	if !objectSchema(InputSchema(t.InputSchema)) {
+		u.Reason = "its input schema is not of type object, which " + host.title() + " needs"
+		return u
+	}
+	if host == HostMCP && len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null" {
+		if !objectSchema(t.OutputSchema) {
+			u.LeftOut, u.Reason = false, "MCP needs an output schema of type object"
+			return u
+		}
+		if p := clientProblem(t.OutputSchema); p != "" {
+			u.LeftOut, u.Reason = false, "MCP clients may not compile it (the TypeScript SDK then fails the whole tools/list): "+p
+			return u
+		}
+	}
+	return nil
+}
+
+// CheckToolName reports whether host takes name as a tool name.
+func CheckToolName(host Host, name string) error {
+	max, dot := 64, false
+	if host == HostMCP || host == "" {
+		max, dot = 128, true
+	}
+	if name == "" || len(name) > max {
+		return fmt.Errorf("%s takes tool names of 1 to %d characters", host.title(), max)
+	}
+	for _, r := range name {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || dot && r == '.' {
+			continue
+		}
+		return fmt.Errorf("%s does not take %q in a tool name", host.title(), r)
+	}
+	return nil
+}
+
+// title names the host in messages.
+func (h Host) title() string {
+	switch h {
+	case HostOpenAI, HostOpenAIResponses:
+		return "OpenAI"
+	case HostAnthropic:
+		return "Anthropic"
+	}
+	return "MCP"
+}
+
+// objectSchema reports whether schema's root is of type object.
+func objectSchema(schema json.RawMessage) bool {
+	var probe struct {
+		Type any `json:"type"`
+	}
+	return json.Unmarshal(schema, &probe) == nil && probe.Type == "object"
 }
 
 // emptyObject is the schema of a tool that declares no parameters.

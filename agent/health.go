@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/skillpm/skillpm/index"
 	"github.com/skillpm/skillpm/skill"
@@ -35,6 +37,14 @@ type Skipped struct {
 //     by folder name and choose them by description, so serving it would
 //     show them a skill under a name it does not have, or one they cannot
 //     choose. (The Agent Skills spec makes name = folder a requirement.)
+//   - A skill whose name has a line break, a control or an invisible
+//     character (or is not UTF-8) is skipped: its name is a heading of the
+//     prompt and the MCP server's instructions, where a line break would
+//     let it write sections under other skills' names, and an invisible
+//     character would let it pass for another skill.
+//   - A skill's or tool's description over MaxDescription characters is
+//     cut to it, and recorded as an issue: descriptions go into every
+//     agent's system prompt and tool list.
 //   - Tools without a name or description are dropped, as the Skill Tools
 //     spec's registration says, and recorded as issues.
 //   - Errors found while loading (a broken tools.json, a field of the wrong
@@ -50,6 +60,10 @@ func Screen(s *Skill, m index.Skill) (*Skill, *Skipped) {
 		block = append(block, Issue{Rule: "name-mismatch", Severity: skill.SeverityError,
 			Message: fmt.Sprintf("name %q differs from its folder %q", m.Name, s.Name),
 			Fix:     fmt.Sprintf("rename the folder to %q or set 'name: %s'", m.Name, s.Name)})
+	case !showableName(s.Name):
+		block = append(block, Issue{Rule: "name-format", Severity: skill.SeverityError,
+			Message: fmt.Sprintf("name %q has a line break, a control or an invisible character", s.Name),
+			Fix:     "rename the skill and its folder to lowercase letters, digits and hyphens"})
 	}
 	if strings.TrimSpace(m.Description) == "" {
 		block = append(block, Issue{Rule: "description-missing", Severity: skill.SeverityError, Message: "SKILL.md has no description", Fix: "add a description that says what the skill does and when to use it"})
@@ -62,6 +76,12 @@ func Screen(s *Skill, m index.Skill) (*Skill, *Skipped) {
 		if d.Severity == skill.SeverityError {
 			issues = append(issues, Issue{Rule: d.Rule, Severity: d.Severity, Message: d.Message, Fix: d.Fix})
 		}
+	}
+	if d, cut := capDescription(s.Description); cut {
+		issues = append(issues, Issue{Rule: "description-length", Severity: skill.SeverityError,
+			Message: fmt.Sprintf("description is %d characters, over %d; agents are shown its first %d", utf8.RuneCountInString(s.Description), MaxDescription, MaxDescription),
+			Fix:     "shorten the description; move detail into the body"})
+		s.Description = d
 	}
 	// The tools that are served: s.Tools itself, uncopied, until one is
 	// not.
@@ -84,11 +104,55 @@ func Screen(s *Skill, m index.Skill) (*Skill, *Skipped) {
 			tools, dropped = slices.Clone(s.Tools[:i]), true
 		}
 	}
+	for i := range tools {
+		d, cut := capDescription(tools[i].Description)
+		if !cut {
+			continue
+		}
+		if !dropped { // copy before changing: s.Tools may be shared
+			tools, dropped = slices.Clone(tools), true
+		}
+		issues = append(issues, Issue{Rule: "tool-description-length", Severity: skill.SeverityError,
+			Message: fmt.Sprintf("tool %q: description is %d characters, over %d; agents are shown its first %d", tools[i].Name, utf8.RuneCountInString(tools[i].Description), MaxDescription, MaxDescription),
+			Fix:     "shorten the tool's description"})
+		tools[i].Description = d
+	}
 	if len(tools) == 0 {
 		tools = nil
 	}
 	s.Tools, s.Issues = tools, issues
 	return s, nil
+}
+
+// MaxDescription is the longest skill or tool description served, in
+// characters: the Agent Skills and Universal specs' limit.
+const MaxDescription = 1024
+
+// capDescription returns d cut to MaxDescription characters (the last
+// one an ellipsis), and whether it was cut. Every skill's description
+// goes into the agent's system prompt (the prompt section, the MCP
+// server's instructions): one skill must not fill the context.
+func capDescription(d string) (string, bool) {
+	if len(d) <= MaxDescription || utf8.RuneCountInString(d) <= MaxDescription {
+		return d, false
+	}
+	r := []rune(d)
+	return string(r[:MaxDescription-1]) + "…", true
+}
+
+// showableName reports whether name can be shown to an agent and a
+// person as it is: UTF-8 without spaces other than ' ', controls,
+// terminal controls or format characters (zero-width, bidi marks).
+func showableName(name string) bool {
+	if !utf8.ValidString(name) {
+		return false
+	}
+	for _, r := range name {
+		if r != ' ' && unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || skill.IsTerminalControl(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // ErrInvalid is wrapped by InvalidError.

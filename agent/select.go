@@ -101,6 +101,11 @@ func (c *Catalog) ForHost(host string) (*Catalog, []error) {
 			continue
 		}
 		cp := *s
+		desc, _ = capDescription(desc)
+		tools = slices.Clone(tools) // the override may return s.Tools itself
+		for i := range tools {
+			tools[i].Description, _ = capDescription(tools[i].Description)
+		}
 		cp.Description, cp.Tools = desc, tools
 		loaded = append(loaded, &cp)
 	}

@@ -1,9 +1,17 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/skillpm/skillpm/agent"
@@ -22,12 +30,18 @@ import (
 //   - openWorldHint: true when the skill declares outbound hosts or the
 //     tool is gated as external_network, false when it declares no
 //     network; unset for skills that declare nothing.
-func Annotations(t agent.Tool) *mcp.ToolAnnotations {
+//
+// The hints that promise less (readOnlyHint, idempotentHint,
+// destructiveHint and openWorldHint false) are given only when enforced:
+// the sandbox holds the tool to what its skill declares. Clients may run
+// a read-only tool without asking, and a skill's word alone (sandbox off,
+// or a platform that cannot confine) must not earn that.
+func Annotations(t agent.Tool, enforced bool) *mcp.ToolAnnotations {
 	a := &mcp.ToolAnnotations{}
 	gate := t.Confirmation()
 	p := t.Skill.Permissions
 	yes, no := true, false
-	if p != nil {
+	if p != nil && enforced {
 		if len(p.Network.Outbound) > 0 {
 			a.OpenWorldHint = &yes
 		} else {
@@ -71,14 +85,15 @@ const confirmID = "skillpm-confirm"
 // itself and calls the handler again with the answer.
 //
 // Order: the server's own Confirm (skillpm mcp --yes); the answer in the
-// call's input responses; an input request when the client supports
+// call's input responses, when it answers the question asked about this
+// very call (asked.answered); an input request when the client supports
 // elicitation; otherwise a refusal that says why and how to confirm.
-func gate(req *mcp.CallToolRequest, g *toolrun.Confirmation, subject string, opts ServerOptions) (func(context.Context, toolrun.ConfirmRequest) (string, error), *mcp.CallToolResult) {
+func gate(req *mcp.CallToolRequest, g *toolrun.Confirmation, subject string, opts ServerOptions, asked *questions) (func(context.Context, toolrun.ConfirmRequest) (string, error), *mcp.CallToolResult) {
 	if g == nil || opts.Run.Confirm != nil {
 		return opts.Run.Confirm, nil
 	}
 	if req.Params != nil {
-		if ans, ok := req.Params.InputResponses[confirmID]; ok {
+		if ans, ok := req.Params.InputResponses[confirmID]; ok && asked.answered(req.Params) {
 			return answered(ans), nil
 		}
 	}
@@ -91,10 +106,107 @@ func gate(req *mcp.CallToolRequest, g *toolrun.Confirmation, subject string, opt
 	}
 	ask := &mcp.ElicitParams{
 		Mode:            "form",
-		Message:         fmt.Sprintf("%s\n\n(%s, confirmation level %s)", g.Prompt, subject, g.Level),
+		Message:         confirmMessage(subject, g),
 		RequestedSchema: confirmSchema,
 	}
-	return nil, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{confirmID: ask}}
+	return nil, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{confirmID: ask}, RequestState: asked.ask(req.Params)}
+}
+
+// maxPrompt bounds the skill's own words in a confirmation request.
+const maxPrompt = 500
+
+// confirmMessage is what the user is asked: who asks first, in skillpm's
+// words, then the skill's prompt on the same line, its line breaks folded
+// and cut to maxPrompt characters, so that a prompt cannot write a line
+// that seems to name another tool or skill, or push skillpm's words out
+// of sight.
+func confirmMessage(subject string, g *toolrun.Confirmation) string {
+	p := strings.Join(strings.Fields(g.Prompt), " ")
+	if r := []rune(p); len(r) > maxPrompt {
+		p = string(r[:maxPrompt-1]) + "…"
+	}
+	return fmt.Sprintf("%s asks for confirmation (level %s): %s", subject, g.Level, p)
+}
+
+// maxQuestions bounds the questions a server keeps waiting for answers.
+const maxQuestions = 1024
+
+// questions binds each confirmation the server asks for to the call it
+// asks about. The request state sent with the question is a one-time
+// nonce and an HMAC of it with the call's tool name and arguments, under
+// a key that never leaves the process; an answer counts only with the
+// state of an open question about the same call. Without it a client
+// could send a gated call with its own "accept" and never ask the user
+// (even one that cannot ask: no elicitation), or reuse a "yes" given for
+// one call for another; and the audit log would say the user confirmed.
+type questions struct {
+	key  []byte
+	mu   sync.Mutex
+	open map[string]bool // nonces asked about and not yet answered
+}
+
+func newQuestions() *questions {
+	key := make([]byte, 32)
+	_, _ = rand.Read(key) // crypto/rand.Read does not fail (Go 1.24)
+	return &questions{key: key, open: map[string]bool{}}
+}
+
+// ask opens a question about the call p and returns its request state.
+func (q *questions) ask(p *mcp.CallToolParamsRaw) string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	nonce := hex.EncodeToString(b)
+	q.mu.Lock()
+	if len(q.open) >= maxQuestions {
+		clear(q.open) // questions left unanswered this long are dropped
+	}
+	q.open[nonce] = true
+	q.mu.Unlock()
+	return nonce + "." + q.sign(nonce, p)
+}
+
+// answered reports whether p carries the state of an open question about
+// the same call, and closes it.
+func (q *questions) answered(p *mcp.CallToolParamsRaw) bool {
+	nonce, mac, ok := strings.Cut(p.RequestState, ".")
+	if !ok || !hmac.Equal([]byte(mac), []byte(q.sign(nonce, p))) {
+		return false
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.open[nonce] {
+		return false
+	}
+	delete(q.open, nonce)
+	return true
+}
+
+// sign is the HMAC of nonce with the call's tool name and arguments
+// (re-encoded, so the client's key order and spacing do not matter).
+func (q *questions) sign(nonce string, p *mcp.CallToolParamsRaw) string {
+	h := hmac.New(sha256.New, q.key)
+	h.Write([]byte(nonce + "\x00"))
+	if p != nil {
+		h.Write([]byte(p.Name + "\x00"))
+		h.Write(canonicalJSON(p.Arguments))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// canonicalJSON re-encodes raw with sorted keys and exact numbers; what
+// does not parse is kept as it is.
+func canonicalJSON(raw json.RawMessage) []byte {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return b
 }
 
 // answered returns the Confirm function for a call that carries the

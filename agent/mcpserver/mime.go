@@ -74,11 +74,14 @@ func mimeOf(root *os.Root, p string) string {
 	if t, ok := mimeTypes[strings.ToLower(path.Ext(p))]; ok {
 		return t
 	}
-	fh, err := root.Open(p)
+	fh, err := openFile(root, p)
 	if err != nil {
 		return "application/octet-stream"
 	}
 	defer fh.Close()
+	if fi, err := fh.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "application/octet-stream" // swapped since it was listed
+	}
 	buf := make([]byte, 512)
 	n, _ := io.ReadFull(fh, buf)
 	buf = buf[:n]

@@ -311,7 +311,7 @@ func readInside(dir, rel string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer root.Close()
-	fh, err := root.Open(rel)
+	fh, err := openFile(root, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -331,6 +331,14 @@ func readInside(dir, rel string, limit int64) ([]byte, error) {
 		return nil, ErrFileChanged
 	}
 	return data, nil
+}
+
+// openFile opens rel under root for reading without waiting: a named pipe
+// swapped in for a listed file (a skill's tool may write in its folder)
+// would otherwise block the read, or a listing holding r.mu, for good.
+// Callers check that what they opened is a regular file.
+func openFile(root *os.Root, rel string) (*os.File, error) {
+	return root.OpenFile(rel, os.O_RDONLY|oNonblock, 0)
 }
 
 func (r *Resources) readIndex(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

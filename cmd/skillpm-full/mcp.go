@@ -31,7 +31,9 @@ named on stderr. Tool failures come back as tool results with isError set.
 Logs go to stderr. Tools are read once, at start. When stdin ends,
 requests already read are answered before the server exits, so a scripted
 session ('skillpm mcp < requests.jsonl') gets every response; calls still
-running --drain (default 5s) after the end of input are stopped (exit 12). On SIGTERM or
+running --drain (default 5s) after the end of input are stopped (exit 12). At most
+--max-calls (default 16) tools and scripts run at once; further calls wait
+for a slot. On SIGTERM or
 Ctrl-C, calls in flight are stopped at once (each tool's whole process
 group gets SIGTERM, then SIGKILL after 2s) and the server exits, with code
 130 if it stopped any; a second signal kills them outright and exits.
@@ -51,7 +53,8 @@ Examples:
   npx @modelcontextprotocol/inspector --cli skillpm mcp --method tools/list
   npx @modelcontextprotocol/inspector --cli skillpm mcp --method resources/read --uri skill://index.json`,
 		Flags: append(append(command.RunFlags(), command.MaxOutputFlag(), command.HostFlag(), watchFlag(),
-			&cli.DurationFlag{Name: "drain", Value: mcpserver.DefaultDrain, Usage: "when stdin ends, let calls already read run this long before stopping them"}),
+			&cli.DurationFlag{Name: "drain", Value: mcpserver.DefaultDrain, Usage: "when stdin ends, let calls already read run this long before stopping them"},
+			&cli.IntFlag{Name: "max-calls", Value: mcpserver.DefaultMaxCalls, Usage: "run at most `N` tools and scripts at once; further calls wait"}),
 			append(command.FilterFlags(), command.CatalogFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -68,9 +71,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			warn := func(m string) { e.Logf("warning: %s", m) }
+			warn := func(m string) { e.Logf("warning: %s", command.TermLine(m)) } // one line each: file names are a skill's to choose
 			res := mcpserver.NewResources(mcpserver.ResourceOptions{Warn: warn})
-			opts := mcpserver.ServerOptions{Version: command.Version, Run: run, Warn: warn, Resources: res,
+			if c.Int("max-calls") <= 0 {
+				return command.UsageErrorf(c, "--max-calls %d must be positive", c.Int("max-calls"))
+			}
+			opts := mcpserver.ServerOptions{Version: command.Version, Run: run, Warn: warn, Resources: res, MaxCalls: c.Int("max-calls"),
 				ConfirmHow: "start the server with skillpm mcp --yes to confirm gated tools up front"}
 			srv := mcpserver.New(cat, opts)
 			if every := c.Duration("watch-interval"); every > 0 {

@@ -58,7 +58,7 @@ Examples:
 					fmt.Fprintln(tw, "SKILL\tSCORE\tPRIORITY\tMATCHED")
 				}
 				n++
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", s.Name, s.Score, s.Priority, strings.Join(s.Matches, ", "))
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", command.TermLine(s.Name), s.Score, s.Priority, command.TermLine(strings.Join(s.Matches, ", ")))
 			}
 			if err := tw.Flush(); err != nil {
 				return err

@@ -48,10 +48,13 @@ func runSmoke(ctx context.Context, e *command.Env, c *cli.Context, skills []*ski
 			if asJSON {
 				continue
 			}
+			// One line per test: the test's name and the tool's output
+			// quoted in the failure are the skill's, and must not write
+			// lines (a PASS, a summary) of their own.
 			if r.Passed {
-				fmt.Fprintf(w, "PASS %s/%s (%s)\n", r.Skill, r.Test, r.Duration.Round(time.Millisecond))
+				fmt.Fprintf(w, "PASS %s/%s (%s)\n", command.TermLine(r.Skill), command.TermLine(r.Test), r.Duration.Round(time.Millisecond))
 			} else {
-				fmt.Fprintf(w, "FAIL %s/%s: %s\n", r.Skill, r.Test, r.Failure)
+				fmt.Fprintf(w, "FAIL %s/%s: %s\n", command.TermLine(r.Skill), command.TermLine(r.Test), command.TermLine(r.Failure))
 			}
 		}
 		if err != nil {

@@ -248,3 +248,24 @@ func BenchmarkToolsCLI1000(b *testing.B) {
 		})
 	}
 }
+
+// What 'select' prints of a skill's triggers is escaped: a mention or
+// file type cannot color or reorder the terminal.
+func TestSelectEscapesSkillText(t *testing.T) {
+	t.Setenv("SKILLPM_HOME", t.TempDir())
+	dir := t.TempDir()
+	sk := filepath.Join(dir, ".agents", "skills", "sel")
+	if err := os.MkdirAll(sk, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	md := "---\nname: sel\ndescription: d.\nwhen_to_use:\n  mentions: [\"pdf\\x1b[31mred\"]\n  file_types: [\".pdf\\u202e\"]\n---\nbody\n"
+	if err := os.WriteFile(filepath.Join(sk, "SKILL.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	e := &command.Env{Stdout: &out, Stderr: &errb}
+	code := runEnv(context.Background(), e, []string{"skillpm", "select", "--project", dir, "--no-index", "--threshold", "1", "pdf\x1b[31mred x.pdf\u202e"})
+	if code != 0 || !strings.Contains(out.String(), `mention pdf\x1b[31mred +2`) || !strings.Contains(out.String(), `file_type .pdf\u202e +3`) {
+		t.Errorf("exit %d, stdout %q; want the triggers escaped\nstderr: %s", code, out.String(), errb.String())
+	}
+}

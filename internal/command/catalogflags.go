@@ -114,9 +114,12 @@ func loadCatalog(ctx context.Context, e *Env, c *cli.Context) (*agent.Catalog, e
 	return cat, nil
 }
 
-// warn prints each of msgs as a warning on stderr (unless --quiet).
+// warn prints each of msgs as a warning on stderr (unless --quiet), one
+// line each: the messages quote skill names, paths and errors as they
+// are, and a line break in one must not start a line skillpm seems to
+// have written.
 func warn(e *Env, msgs []string) {
 	for _, m := range msgs {
-		e.Logf("warning: %s", m)
+		e.Logf("warning: %s", TermLine(m))
 	}
 }

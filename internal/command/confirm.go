@@ -39,7 +39,9 @@ func confirmFunc(e *Env, c *cli.Context) func(context.Context, toolrun.ConfirmRe
 		}
 		e.ConfirmMu.Lock()
 		defer e.ConfirmMu.Unlock()
-		fmt.Fprintf(e.Stderr, "%s\n%s asks for confirmation (%s). Run it? [y/N] ", TermText(r.Prompt), TermText(r.Subject()), r.Level)
+		// The prompt is the skill's: folded onto one line, so that it
+		// cannot write a line of its own that names another tool.
+		fmt.Fprintf(e.Stderr, "%s\n%s asks for confirmation (%s). Run it? [y/N] ", TermLine(strings.Join(strings.Fields(r.Prompt), " ")), TermLine(r.Subject()), r.Level)
 		line, err := ReadAnswer(e.Stdin)
 		if err != nil && line == "" {
 			fmt.Fprintln(e.Stderr)

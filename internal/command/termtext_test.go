@@ -1,6 +1,7 @@
 package command
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -29,5 +30,15 @@ func BenchmarkTermLinePlain(b *testing.B) {
 	s := "Extract text and tables from PDF files. Use it when the user gives a PDF."
 	for b.Loop() {
 		_ = TermLine(s)
+	}
+}
+
+// A warning quotes skill names and paths as they are: a line break in one
+// is escaped, so it cannot start a line skillpm seems to have written.
+func TestWarnKeepsOneLine(t *testing.T) {
+	var b strings.Builder
+	warn(&Env{Stderr: &b}, []string{"skipping skill evil\nwarning: all skills verified\x1b[2K"})
+	if got, want := b.String(), `warning: skipping skill evil\nwarning: all skills verified\x1b[2K`+"\n"; got != want {
+		t.Errorf("warn wrote %q; want %q", got, want)
 	}
 }

@@ -63,7 +63,11 @@ Examples:
 				e.Logf("warning: %s", cf)
 			}
 			if host != "" {
-				return WriteJSON(e.Stdout, cat.ToolDefinitions(host, c.Bool("builtins")))
+				defs, unfit := cat.ToolDefinitions(host, c.Bool("builtins"))
+				for _, u := range unfit {
+					e.Logf("warning: %s", u)
+				}
+				return WriteJSON(e.Stdout, defs)
 			}
 			if e.JSON {
 				mode, err := configuredSandbox(e, c)

@@ -489,7 +489,7 @@ func (c *objCompiler) numVal(pname string) *big.Rat {
 	}
 	switch v.(type) {
 	case json.Number, float32, float64, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
-		if n, ok := new(big.Rat).SetString(fmt.Sprint(v)); ok {
+		if n, ok := ratOf(v); ok {
 			return n
 		}
 	}

@@ -270,8 +270,33 @@ func strVal(obj map[string]any, prop string) (string, bool) {
 }
 
 func isInteger(num any) bool {
-	rat, ok := new(big.Rat).SetString(fmt.Sprint(num))
+	rat, ok := ratOf(num)
 	return ok && rat.IsInt()
+}
+
+// Bounds of the numbers ratOf converts.
+const (
+	maxNumLen = 10000 // characters
+	maxNumExp = 10000 // decimal exponent, either way
+)
+
+// ratOf converts the number v to a big.Rat. Numbers longer than maxNumLen
+// or with an exponent past maxNumExp are refused (ok false): math/big
+// refuses exponents past 1e6 (and a nil *big.Rat made the validator
+// panic), and takes tens of milliseconds on one number near that bound,
+// so one tool call could stop or stall a server.
+func ratOf(v any) (*big.Rat, bool) {
+	s := fmt.Sprint(v)
+	if len(s) > maxNumLen {
+		return nil, false
+	}
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		exp, err := strconv.Atoi(s[i+1:])
+		if err != nil || exp > maxNumExp || exp < -maxNumExp {
+			return nil, false
+		}
+	}
+	return new(big.Rat).SetString(s)
 }
 
 // quote returns single-quoted string.
@@ -323,9 +348,12 @@ func equals(v1, v2 any) (bool, ErrorKind) {
 		if typeOf(v2) != numberType {
 			return false, nil
 		}
-		num1, ok1 := new(big.Rat).SetString(fmt.Sprint(v1))
-		num2, ok2 := new(big.Rat).SetString(fmt.Sprint(v2))
-		return ok1 && ok2 && num1.Cmp(num2) == 0, nil
+		num1, ok1 := ratOf(v1)
+		num2, ok2 := ratOf(v2)
+		if !ok1 || !ok2 {
+			return fmt.Sprint(v1) == fmt.Sprint(v2), nil
+		}
+		return num1.Cmp(num2) == 0, nil
 	default:
 		return false, &kind.InvalidJsonValue{Value: v1}
 	}
@@ -395,7 +423,11 @@ func writeHash(v any, h *maphash.Hash) ErrorKind {
 		_, _ = h.WriteString(v)
 	case json.Number, float32, float64, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
 		_ = h.WriteByte(5)
-		num, _ := new(big.Rat).SetString(fmt.Sprint(v))
+		num, ok := ratOf(v)
+		if !ok {
+			_, _ = h.WriteString(fmt.Sprint(v))
+			break
+		}
 		_, _ = h.Write(num.Num().Bytes())
 		_, _ = h.Write(num.Denom().Bytes())
 	default:

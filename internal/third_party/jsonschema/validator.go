@@ -515,13 +515,15 @@ func (vd *validator) strValidate(str string) {
 func (vd *validator) numValidate(v any) {
 	s := vd.sch
 
-	var numVal *big.Rat
-	num := func() *big.Rat {
-		if numVal == nil {
-			numVal, _ = new(big.Rat).SetString(fmt.Sprintf("%v", v))
-		}
-		return numVal
+	if s.Minimum == nil && s.Maximum == nil && s.ExclusiveMinimum == nil && s.ExclusiveMaximum == nil && s.MultipleOf == nil {
+		return
 	}
+	numVal, ok := ratOf(v)
+	if !ok {
+		vd.addError(&kind.NumberRange{Got: fmt.Sprint(v)})
+		return
+	}
+	num := func() *big.Rat { return numVal }
 
 	// minimum --
 	if s.Minimum != nil && num().Cmp(s.Minimum) < 0 {

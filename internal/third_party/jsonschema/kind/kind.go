@@ -24,6 +24,26 @@ func (k *InvalidJsonValue) LocalizedString(p *message.Printer) string {
 
 // --
 
+// NumberRange is a number too long, or with too large an exponent, to be
+// compared with a schema's bounds.
+type NumberRange struct {
+	Got string
+}
+
+func (*NumberRange) KeywordPath() []string {
+	return nil
+}
+
+func (k *NumberRange) LocalizedString(p *message.Printer) string {
+	got := k.Got
+	if len(got) > 40 {
+		got = got[:20] + "..." + got[len(got)-10:]
+	}
+	return p.Sprintf("number %s is out of range", got)
+}
+
+// --
+
 type Schema struct {
 	Location string
 }
