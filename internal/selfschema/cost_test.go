@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 )
@@ -42,14 +41,10 @@ func TestCompileRefusesCostlySchemas(t *testing.T) {
 		{"deep arrays", `{"enum":[` + strings.Repeat(`[`, 101) + strings.Repeat(`]`, 101) + `]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			start := time.Now()
 			_, err := Compile("mem:///s.json", []byte(tc.schema), Options{DefaultDraft: jsonschema.Draft2020})
 			var se *Error
 			if !errors.Is(err, ErrTooCostly) || !errors.As(err, &se) || se.Stage != StageCompile {
 				t.Errorf("Compile = %v; want ErrTooCostly at StageCompile", err)
-			}
-			if d := time.Since(start); d > 5*time.Second { // 0.2s unloaded
-				t.Errorf("Compile took %s", d)
 			}
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/skillpm/skillpm/internal/third_party/jsonschema"
 )
@@ -19,13 +18,16 @@ func TestValidateHugeNumbers(t *testing.T) {
 	for i := range 30 {
 		many = append(many, fmt.Sprintf("%de9999999", i+1))
 	}
-	for _, tc := range []struct{ schema, instance string }{
-		{`{"properties":{"x":{"minimum":0}}}`, `{"x":1e9999999}`},
-		{`{"properties":{"x":{"maximum":1.5}}}`, `{"x":-1e-9999999}`},
-		{`{"properties":{"x":{"exclusiveMinimum":0}}}`, `{"x":1E+9999999}`},
-		{`{"properties":{"x":{"items":{"multipleOf":3}}}}`, `{"x":[` + strings.Repeat("1e999999,", 99) + `1e999999]}`},
-		{`{"properties":{"x":{"minimum":0}}}`, `{"x":1` + strings.Repeat("0", 20000) + `}`},
-		{`{"properties":{"x":{"type":"array","uniqueItems":true}}}`, `{"x":[` + strings.Join(many, ",") + `,1e9999999]}`},
+	for _, tc := range []struct {
+		schema, instance string
+		want             string
+	}{
+		{`{"properties":{"x":{"minimum":0}}}`, `{"x":1e9999999}`, "is out of range"},
+		{`{"properties":{"x":{"maximum":1.5}}}`, `{"x":-1e-9999999}`, "is out of range"},
+		{`{"properties":{"x":{"exclusiveMinimum":0}}}`, `{"x":1E+9999999}`, "is out of range"},
+		{`{"properties":{"x":{"items":{"multipleOf":3}}}}`, `{"x":[` + strings.Repeat("1e999999,", 99) + `1e999999]}`, "is out of range"},
+		{`{"properties":{"x":{"minimum":0}}}`, `{"x":1` + strings.Repeat("0", 20000) + `}`, "is out of range"},
+		{`{"properties":{"x":{"type":"array","uniqueItems":true}}}`, `{"x":[` + strings.Join(many, ",") + `,1e9999999]}`, "are equal"},
 	} {
 		sch, err := Compile("mem:///s.json", []byte(tc.schema), Options{DefaultDraft: jsonschema.Draft2020})
 		if err != nil {
@@ -35,21 +37,20 @@ func TestValidateHugeNumbers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		start := time.Now()
 		func() {
 			defer func() {
 				if r := recover(); r != nil {
 					t.Errorf("%s on %.40s: panic %v", tc.schema, tc.instance, r)
 				}
 			}()
-			if err := sch.Validate(v); err == nil {
-				t.Errorf("%s on %.40s: valid; want out of range", tc.schema, tc.instance)
+			// Refused as out of range, not computed with math/big (which
+			// took seconds on these, or panicked past its exponent limit);
+			// equal numbers that math/big cannot hold are still equal.
+			err := sch.Validate(v)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s on %.40s: %v; want %q", tc.schema, tc.instance, err, tc.want)
 			}
 		}()
-		if d := time.Since(start); d > 500*time.Millisecond { // 100 numbers near 1e6 took 2.5s
-
-			t.Errorf("%s on %.40s: took %s", tc.schema, tc.instance, d)
-		}
 	}
 	// Ordinary numbers still compare.
 	sch, _ := Compile("mem:///s.json", []byte(`{"minimum":0,"multipleOf":0.5}`), Options{})
