@@ -26,6 +26,28 @@ func TermLine(s string) string { return termEscape(s, true) }
 // and tabs are kept.
 func TermText(s string) string { return termEscape(s, false) }
 
+// ciText keeps multi-line text from giving commands to a CI runner: on
+// GitHub Actions a log line that starts (after blanks) with "::" is a
+// workflow command (::add-mask::, ::stop-commands::, ::error::), and
+// "##[" anywhere in a line is one of the older form. An error message
+// quoting a registry's or a git server's words could otherwise print
+// one; the first colon or hash of such a command is written as a Go
+// escape (\x3a, \x23), as TermText writes controls.
+func ciText(s string) string {
+	if !strings.Contains(s, "::") && !strings.Contains(s, "##[") {
+		return s
+	}
+	s = strings.ReplaceAll(s, "##[", `#\x23[`)
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		rest := strings.TrimLeft(l, " \t")
+		if strings.HasPrefix(rest, "::") {
+			lines[i] = l[:len(l)-len(rest)] + `\x3a` + rest[1:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 func termEscape(s string, oneLine bool) string {
 	if !needsEscape(s, oneLine) {
 		return s

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -40,5 +41,29 @@ func TestWarnKeepsOneLine(t *testing.T) {
 	warn(&Env{Stderr: &b}, []string{"skipping skill evil\nwarning: all skills verified\x1b[2K"})
 	if got, want := b.String(), `warning: skipping skill evil\nwarning: all skills verified\x1b[2K`+"\n"; got != want {
 		t.Errorf("warn wrote %q; want %q", got, want)
+	}
+}
+
+// A registry's or git server's words quoted in an error give no command
+// to a CI runner: no line of the report starts (after blanks) with "::",
+// and no "##[" is left, while the words themselves stay readable.
+func TestReportGivesCINoCommands(t *testing.T) {
+	var stderr strings.Builder
+	e := &Env{Stderr: &stderr}
+	err := errors.New("pull r: denied: nope\n::warning::pwned\n  \t::add-mask::x\nremote: ##[error]fake ::notice::mid-line stays")
+	Report(e, err)
+	out := stderr.String()
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimLeft(l, " \t"), "::") || strings.Contains(l, "##[") {
+			t.Errorf("report line %q is a CI command", l)
+		}
+	}
+	for _, want := range []string{`\x3a:warning::pwned`, `\x3a:add-mask::x`, `#\x23[error]fake`, "::notice::mid-line stays"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report %q does not keep %q", out, want)
+		}
+	}
+	if got := ciText("error: plain\nsecond line"); got != "error: plain\nsecond line" {
+		t.Errorf("ciText changed plain text: %q", got)
 	}
 }
