@@ -53,7 +53,7 @@ func (o Options) confirm(ctx context.Context, c *Confirmation, r ConfirmRequest)
 	}
 	r.Confirmation = *c
 	if o.Confirm == nil {
-		return "", &Error{Kind: NotConfirmed, Msg: fmt.Sprintf("needs confirmation (%s: %s) and nothing can ask the user", c.Level, c.Prompt)}
+		return "", &Error{Kind: NotConfirmed, Msg: fmt.Sprintf("needs confirmation (%s: %q) and nothing can ask the user", c.Level, c.Prompt)}
 	}
 	how, err := o.Confirm(ctx, r)
 	if err == nil {
@@ -63,7 +63,7 @@ func (o Options) confirm(ctx context.Context, c *Confirmation, r ConfirmRequest)
 		return how, nil
 	}
 	if errors.Is(err, ErrDeclined) {
-		return "declined", &Error{Kind: NotConfirmed, Msg: fmt.Sprintf("not confirmed (%s: %s)", c.Level, c.Prompt), Err: err}
+		return "declined", &Error{Kind: NotConfirmed, Msg: fmt.Sprintf("not confirmed (%s: %q)", c.Level, c.Prompt), Err: err}
 	}
-	return "refused", &Error{Kind: NotConfirmed, Msg: fmt.Sprintf("needs confirmation (%s: %s)", c.Level, c.Prompt), Err: err}
+	return "refused", &Error{Kind: NotConfirmed, Msg: fmt.Sprintf("needs confirmation (%s: %q)", c.Level, c.Prompt), Err: err}
 }
