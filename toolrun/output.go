@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/skillpm/skillpm/internal/selfschema"
@@ -28,12 +27,7 @@ func checkOutput(schema, out json.RawMessage, isText bool) *Error {
 	if isText {
 		return &Error{Kind: InvalidOutput, Msg: "handler printed text, not the JSON its output_schema declares"}
 	}
-	sch, err := selfschema.Compile(outputSchemaURL, schema, selfschema.Options{
-		DefaultDraft: jsonschema.Draft2020,
-		RefusedRef: func(url string) error {
-			return fmt.Errorf("external $ref %s not allowed in a tool output schema", url)
-		},
-	})
+	sch, err := compileSchema(outputSchemaURL, "output", schema)
 	var se *selfschema.Error
 	if errors.As(err, &se) && se.Stage == selfschema.StageParse {
 		return &Error{Kind: ExecutionFailed, Msg: "output schema is not valid JSON", Err: se.Err}

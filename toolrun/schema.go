@@ -44,12 +44,7 @@ func validateInput(schema json.RawMessage, args map[string]any) *Error {
 	if len(bytes.TrimSpace(schema)) == 0 {
 		return nil
 	}
-	sch, err := selfschema.Compile(schemaURL, schema, selfschema.Options{
-		DefaultDraft: jsonschema.Draft2020,
-		RefusedRef: func(url string) error {
-			return fmt.Errorf("external $ref %s not allowed in a tool input schema", url)
-		},
-	})
+	sch, err := compileSchema(schemaURL, "input", schema)
 	var se *selfschema.Error
 	if errors.As(err, &se) {
 		msg := map[selfschema.Stage]string{selfschema.StageParse: "input schema is not valid JSON", selfschema.StageAdd: "input schema"}[se.Stage]
