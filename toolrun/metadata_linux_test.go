@@ -6,11 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/skillpm/skillpm/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 // metaProbe changes the mode, times, owner and extended attributes of a
@@ -141,4 +145,68 @@ func metadataRun(t *testing.T, entry, body string, perms sandbox.Permissions, ou
 	if after.Mode() != before.Mode() || !after.ModTime().Equal(before.ModTime()) {
 		t.Errorf("%+v: %s is now %v %s; want %v %s", perms, outside, after.Mode(), after.ModTime(), before.Mode(), before.ModTime().Format(time.RFC3339Nano))
 	}
+}
+
+// TestSandboxMetadataWithoutPidfdThread: on kernels before 6.9 pidfd_open
+// has no PIDFD_THREAD (EINVAL); the launcher (a proxy policy), whose PID
+// namespace is not the one /proc numbers by, must still find the caller
+// of a metadata call, from libuv's worker threads too. The test runs
+// itself again in a process whose every pidfd_open with that flag fails
+// as such a kernel's does.
+func TestSandboxMetadataWithoutPidfdThread(t *testing.T) {
+	const env = "TOOLRUN_TEST_NO_PIDFD_THREAD"
+	if os.Getenv(env) == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSandboxMetadataWithoutPidfdThread$", "-test.count=1")
+		cmd.Env = append(os.Environ(), env+"=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return
+	}
+	if err := refusePidfdThread(); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "id_rsa")
+	if err := os.WriteFile(outside, []byte("PRIVATE KEY"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxied := universal
+	proxied.AllowSubprocess = true
+	proxied.Outbound = []string{"example.test"}
+	for _, h := range []struct{ entry, body string }{{"scripts/h.py", metaProbe}, {"scripts/h.mjs", metaProbeNode}} {
+		metadataRun(t, h.entry, h.body, proxied, outside, before)
+	}
+}
+
+// refusePidfdThread makes every pidfd_open of this process and of what it
+// starts fail with EINVAL when it asks for PIDFD_THREAD (O_EXCL), as on
+// Linux before 6.9.
+func refusePidfdThread() error {
+	const (
+		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		ret = unix.BPF_RET | unix.BPF_K
+	)
+	f := []unix.SockFilter{
+		{Code: ld, K: 0}, // nr
+		{Code: jeq, Jt: 0, Jf: 3, K: unix.SYS_PIDFD_OPEN},
+		{Code: ld, K: 16 + 8}, // args[1]'s low word
+		{Code: unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K, Jt: 0, Jf: 1, K: unix.O_EXCL},
+		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EINVAL)},
+		{Code: ret, K: unix.SECCOMP_RET_ALLOW},
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	prog := unix.SockFprog{Len: uint16(len(f)), Filter: &f[0]}
+	_, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog)))
+	runtime.KeepAlive(f)
+	if e != 0 {
+		return fmt.Errorf("seccomp: %w", e)
+	}
+	return nil
 }
