@@ -197,7 +197,7 @@ func (s *supervisor) metadata(n *seccompNotif) unix.Errno {
 		}
 		return unix.EPERM
 	}
-	if !s.writable(fd) || int(st.Uid) != os.Geteuid() {
+	if !s.writable(fd, &st) || int(st.Uid) != os.Geteuid() {
 		return unix.EPERM
 	}
 	empty := []byte{0}
@@ -234,12 +234,19 @@ func chmodProcFD(fd int, mode uint32) unix.Errno {
 	return 0
 }
 
-// writable reports whether the file fd holds is beneath one of the
+// writable reports whether the file fd holds (st) is beneath one of the
 // policy's writable folders (or is one of its writable files), by its
-// path now.
-func (s *supervisor) writable(fd int) bool {
+// path now. That path is where the file is in its own mount namespace,
+// which need not be this one (a path through /proc/PID/root of another
+// process reaches files of other namespaces): the path must name that
+// very file here, as it does for a deleted one's neither.
+func (s *supervisor) writable(fd int, st *unix.Stat_t) bool {
 	p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
-	if err != nil || !filepath.IsAbs(p) || strings.HasSuffix(p, " (deleted)") {
+	if err != nil || !filepath.IsAbs(p) {
+		return false
+	}
+	var here unix.Stat_t
+	if err := unix.Lstat(p, &here); err != nil || here.Dev != st.Dev || here.Ino != st.Ino {
 		return false
 	}
 	for _, root := range s.writeRoots {

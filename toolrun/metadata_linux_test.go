@@ -210,3 +210,59 @@ func refusePidfdThread() error {
 	}
 	return nil
 }
+
+// TestSandboxMetadataOtherMountNamespace: a path through /proc/PID/root
+// of a process in another mount namespace (a container of the user's)
+// names a file there by the path it has in that namespace, which can be
+// the path of a folder the handler may write here; the supervisor must
+// not take that file for one beneath the folder.
+func TestSandboxMetadataOtherMountNamespace(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare")
+	}
+	secret := t.TempDir()
+	outside := filepath.Join(secret, "id_rsa")
+	if err := os.WriteFile(outside, []byte("PRIVATE KEY"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts, _ := confined(t, sandbox.Default)
+	output := filepath.Join(opts.WorkDir, "output")
+	if err := os.Mkdir(output, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// In its own mount namespace the output folder is the secret one.
+	other := exec.Command("unshare", "-rm", "sh", "-c", `mount --bind "$1" "$2" && echo ready && exec sleep 60`, "sh", secret, output)
+	ready, err := other.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { other.Process.Kill(); other.Wait() }()
+	if b := make([]byte, 6); func() bool { n, _ := ready.Read(b); return string(b[:n]) != "ready\n" }() {
+		t.Skip("cannot bind-mount in a mount namespace of its own here")
+	}
+	through := fmt.Sprintf("/proc/%d/root%s", other.Process.Pid, filepath.Join(output, "id_rsa"))
+	res, err := runHostile(t, "scripts/h.py", `import os
+def handler(args):
+    got = []
+    for name, call in [("chmod", lambda: os.chmod(args["p"], 0o666)), ("utime", lambda: os.utime(args["p"], (1, 1)))]:
+        try:
+            call()
+            got.append(name)
+        except OSError:
+            pass
+    return {"got": got}
+`, universal, opts, fmt.Sprintf(`{"p":%q}`, through))
+	if err != nil {
+		t.Fatalf("%v, stderr %q", err, res.Stderr)
+	}
+	fi, err := os.Stat(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 || fi.ModTime().Unix() == 1 {
+		t.Errorf("the handler changed %s through %s: %s, %v; output %s", outside, through, fi.Mode(), fi.ModTime(), res.Output)
+	}
+}
