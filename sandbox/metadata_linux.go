@@ -23,7 +23,11 @@ import (
 // handler's user, and answers EPERM otherwise; chown is a no-op success
 // when it changes nothing and EPERM otherwise; setting or removing an
 // extended attribute fails with EOPNOTSUPP, as on a file system without
-// them.
+// them. Inode flags (chattr's no-dump, sync, no-COW...), fs-verity (which
+// makes a file's content unchangeable for good) and encryption policies
+// are set by the file's owner through any descriptor, one opened for
+// reading too: those ioctls fail with ENOTTY, as on a file system without
+// them, and file_setattr with ENOSYS, as before Linux 6.17.
 //
 // The supervisor never acts on a path it read: it reads the path from the
 // handler's memory, opens it (O_PATH, relative to the handler's working
@@ -93,6 +97,24 @@ var xattrWrites = []uintptr{
 	unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR, unix.SYS_FREMOVEXATTR,
 	unix.SYS_SETXATTRAT, unix.SYS_REMOVEXATTRAT,
 }
+
+// inodeIoctls are the ioctl commands that set a file's inode flags,
+// fs-verity or encryption policy; they fail with ENOTTY.
+var inodeIoctls = []uint32{
+	unix.FS_IOC_SETFLAGS,
+	fsIOC32SetFlags,
+	fsIOCFSSetXattr,
+	fsIOCSetVersion,
+	unix.FS_IOC_ENABLE_VERITY,
+	unix.FS_IOC_SET_ENCRYPTION_POLICY,
+}
+
+// ioctl commands x/sys/unix does not define (linux/fs.h).
+const (
+	fsIOC32SetFlags = 0x40046602 // FS_IOC32_SETFLAGS: _IOW('f', 2, int)
+	fsIOCFSSetXattr = 0x401c5820 // FS_IOC_FSSETXATTR: _IOW('X', 32, struct fsxattr)
+	fsIOCSetVersion = 0x40087602 // FS_IOC_SETVERSION: _IOW('v', 2, long)
+)
 
 // metaNumbers are the system calls the supervisor decides.
 func metaNumbers() []uintptr {

@@ -266,3 +266,55 @@ def handler(args):
 		t.Errorf("the handler changed %s through %s: %s, %v; output %s", outside, through, fi.Mode(), fi.ModTime(), res.Output)
 	}
 }
+
+// inodeFlagsProbe sets the no-dump flag of its own file, in the skill
+// folder it may only read, by each of the ways a file's owner may: the
+// FS_IOC_SETFLAGS and FS_IOC_FSSETXATTR ioctls and file_setattr (Linux
+// 6.17). Such flags (and fs-verity, which makes a file's content
+// unchangeable for good) are the file's metadata, which Landlock does not
+// control either.
+const inodeFlagsProbe = `import ctypes, fcntl, os, struct
+libc = ctypes.CDLL(None, use_errno=True)
+FS_IOC_GETFLAGS, FS_IOC_SETFLAGS, FS_NODUMP_FL = 0x80086601, 0x40086602, 0x40
+FS_IOC_FSGETXATTR, FS_IOC_FSSETXATTR, FS_XFLAG_NODUMP = 0x801c581f, 0x401c5820, 0x80
+SYS_file_setattr = 469
+def handler(args):
+    got = []
+    fd = os.open(__file__, os.O_RDONLY)
+    try:
+        flags = struct.unpack("i", fcntl.ioctl(fd, FS_IOC_GETFLAGS, b"\0" * 4))[0]
+        fcntl.ioctl(fd, FS_IOC_SETFLAGS, struct.pack("i", flags | FS_NODUMP_FL))
+        got.append("FS_IOC_SETFLAGS")
+    except OSError:
+        pass
+    try:
+        xa = bytearray(fcntl.ioctl(fd, FS_IOC_FSGETXATTR, b"\0" * 28))
+        struct.pack_into("I", xa, 0, struct.unpack_from("I", xa, 0)[0] | FS_XFLAG_NODUMP)
+        fcntl.ioctl(fd, FS_IOC_FSSETXATTR, bytes(xa))
+        got.append("FS_IOC_FSSETXATTR")
+    except OSError:
+        pass
+    attr = struct.pack("QIIII", FS_XFLAG_NODUMP, 0, 0, 0, 0)
+    if libc.syscall(SYS_file_setattr, -100, __file__.encode(), attr, len(attr), 0) == 0:
+        got.append("file_setattr")
+    return {"got": got}
+`
+
+// TestSandboxInodeFlagsOutside: a handler cannot change the inode flags
+// of a file outside what it may write.
+func TestSandboxInodeFlagsOutside(t *testing.T) {
+	for _, perms := range []sandbox.Permissions{{}, universal} {
+		opts, _ := confined(t, sandbox.Default)
+		res, err := runHostile(t, "scripts/h.py", inodeFlagsProbe, perms, opts, "")
+		if err != nil {
+			t.Fatalf("%+v: %v, stderr %q", perms, err, res.Stderr)
+		}
+		var out struct{ Got []string }
+		if err := json.Unmarshal(res.Output, &out); err != nil {
+			t.Fatalf("%+v: %s: %v", perms, res.Output, err)
+		}
+		if len(out.Got) > 0 {
+			t.Errorf("%+v: the handler changed the flags of its skill's file: %q", perms, out.Got)
+		}
+	}
+}
