@@ -260,8 +260,8 @@ func chmodProcFD(fd int, mode uint32) unix.Errno {
 // policy's writable folders (or is one of its writable files), by its
 // path now. That path is where the file is in its own mount namespace,
 // which need not be this one (a path through /proc/PID/root of another
-// process reaches files of other namespaces): the path must name that
-// very file here, as it does for a deleted one's neither.
+// process reaches files of other namespaces), so it must also name that
+// very file here (a deleted file's names none).
 func (s *supervisor) writable(fd int, st *unix.Stat_t) bool {
 	p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
 	if err != nil || !filepath.IsAbs(p) {
