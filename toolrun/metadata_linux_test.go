@@ -297,6 +297,11 @@ def handler(args):
     attr = struct.pack("QIIII", FS_XFLAG_NODUMP, 0, 0, 0, 0)
     if libc.syscall(SYS_file_setattr, -100, __file__.encode(), attr, len(attr), 0) == 0:
         got.append("file_setattr")
+    # Other ioctls still work: here FIONREAD on a pipe.
+    r, w = os.pipe()
+    os.write(w, b"abc")
+    if struct.unpack("i", fcntl.ioctl(r, 0x541B, b"\0" * 4))[0] != 3:
+        raise OSError("FIONREAD")
     return {"got": got}
 `
 
