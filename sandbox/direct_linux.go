@@ -88,6 +88,13 @@ func Start(cmd *exec.Cmd, pol Policy) (*Running, error) {
 		}
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
+	// Go's os package checks once, on the first start or look-up of a
+	// process, whether pidfds work (pidfd_send_signal among them) and
+	// otherwise never uses them again. The forking thread's filter
+	// refuses pidfd_send_signal, so that check must not happen there.
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		p.Release()
+	}
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine

@@ -23,7 +23,11 @@ import (
 // handler's user, and answers EPERM otherwise; chown is a no-op success
 // when it changes nothing and EPERM otherwise; setting or removing an
 // extended attribute fails with EOPNOTSUPP, as on a file system without
-// them.
+// them. Inode flags (chattr's no-dump, sync, no-COW...), fs-verity (which
+// makes a file's content unchangeable for good) and encryption policies
+// are set by the file's owner through any descriptor, one opened for
+// reading too: those ioctls fail with ENOTTY, as on a file system without
+// them, and file_setattr with ENOSYS, as before Linux 6.17.
 //
 // The supervisor never acts on a path it read: it reads the path from the
 // handler's memory, opens it (O_PATH, relative to the handler's working
@@ -93,6 +97,24 @@ var xattrWrites = []uintptr{
 	unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR, unix.SYS_FREMOVEXATTR,
 	unix.SYS_SETXATTRAT, unix.SYS_REMOVEXATTRAT,
 }
+
+// inodeIoctls are the ioctl commands that set a file's inode flags,
+// fs-verity or encryption policy; they fail with ENOTTY.
+var inodeIoctls = []uint32{
+	unix.FS_IOC_SETFLAGS,
+	fsIOC32SetFlags,
+	fsIOCFSSetXattr,
+	fsIOCSetVersion,
+	unix.FS_IOC_ENABLE_VERITY,
+	unix.FS_IOC_SET_ENCRYPTION_POLICY,
+}
+
+// ioctl commands x/sys/unix does not define (linux/fs.h).
+const (
+	fsIOC32SetFlags = 0x40046602 // FS_IOC32_SETFLAGS: _IOW('f', 2, int)
+	fsIOCFSSetXattr = 0x401c5820 // FS_IOC_FSSETXATTR: _IOW('X', 32, struct fsxattr)
+	fsIOCSetVersion = 0x40087602 // FS_IOC_SETVERSION: _IOW('v', 2, long)
+)
 
 // metaNumbers are the system calls the supervisor decides.
 func metaNumbers() []uintptr {
@@ -197,7 +219,7 @@ func (s *supervisor) metadata(n *seccompNotif) unix.Errno {
 		}
 		return unix.EPERM
 	}
-	if !s.writable(fd) || int(st.Uid) != os.Geteuid() {
+	if !s.writable(fd, &st) || int(st.Uid) != os.Geteuid() {
 		return unix.EPERM
 	}
 	empty := []byte{0}
@@ -234,12 +256,19 @@ func chmodProcFD(fd int, mode uint32) unix.Errno {
 	return 0
 }
 
-// writable reports whether the file fd holds is beneath one of the
+// writable reports whether the file fd holds (st) is beneath one of the
 // policy's writable folders (or is one of its writable files), by its
-// path now.
-func (s *supervisor) writable(fd int) bool {
+// path now. That path is where the file is in its own mount namespace,
+// which need not be this one (a path through /proc/PID/root of another
+// process reaches files of other namespaces), so it must also name that
+// very file here (a deleted file's names none).
+func (s *supervisor) writable(fd int, st *unix.Stat_t) bool {
 	p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
-	if err != nil || !filepath.IsAbs(p) || strings.HasSuffix(p, " (deleted)") {
+	if err != nil || !filepath.IsAbs(p) {
+		return false
+	}
+	var here unix.Stat_t
+	if err := unix.Lstat(p, &here); err != nil || here.Dev != st.Dev || here.Ino != st.Ino {
 		return false
 	}
 	for _, root := range s.writeRoots {
@@ -253,12 +282,17 @@ func (s *supervisor) writable(fd int) bool {
 // procPID returns the number /proc knows thread pid (of this process's
 // PID namespace) by: the launcher has a PID namespace of its own but the
 // host's /proc. A pidfd's fdinfo gives the pid in the namespace of the
-// /proc it is read from.
+// /proc it is read from. Before Linux 6.9 (no PIDFD_THREAD) a pidfd names
+// only a process, not its other threads (libuv's, Go's): then the thread
+// is looked up among this process's descendants (see procPIDWalk).
 func procPID(pid int) (int, error) {
 	if samePIDNamespace() {
 		return pid, nil
 	}
 	fd, err := unix.PidfdOpen(pid, pidfdThread) // pid is a thread's
+	if err == unix.EINVAL {
+		return procPIDWalk(pid)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -267,14 +301,8 @@ func procPID(pid int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "Pid:"); ok {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil || n <= 0 {
-				return 0, unix.ESRCH
-			}
-			return n, nil
-		}
+	if n, ok := statusField(b, "Pid:"); ok && len(n) == 1 && n[0] > 0 {
+		return n[0], nil
 	}
 	return 0, unix.ESRCH
 }
@@ -282,6 +310,78 @@ func procPID(pid int) (int, error) {
 // pidfdThread is PIDFD_THREAD (Linux 6.9), which x/sys/unix does not
 // define: pidfd_open of a thread that does not lead its process.
 const pidfdThread = unix.O_EXCL
+
+// procPIDWalk finds thread pid (of this process's PID namespace) among
+// this process's descendants in /proc, by the NSpid line of each thread's
+// status: the number at this namespace's level is pid. The launcher is
+// PID 1 of its namespace, so every process of the namespace descends from
+// it (orphans are reparented to it), and no two of them have the same
+// number there. The caller checks that the notifying thread lived
+// throughout (valid), so the thread found is that one.
+func procPIDWalk(pid int) (int, error) {
+	self, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	ns, ok := statusField(self, "NSpid:")
+	if !ok || len(ns) == 0 {
+		return 0, unix.ESRCH
+	}
+	level := len(ns) - 1 // this process's namespace
+	seen := map[int]bool{}
+	var walk func(proc string) int
+	walk = func(proc string) int {
+		tasks, _ := os.ReadDir(proc + "/task")
+		for _, t := range tasks {
+			task := proc + "/task/" + t.Name()
+			if proc != "/proc/self" {
+				b, err := os.ReadFile(task + "/status")
+				if n, ok := statusField(b, "NSpid:"); err == nil && ok && len(n) > level && n[level] == pid {
+					return atoi(t.Name())
+				}
+			}
+			b, _ := os.ReadFile(task + "/children")
+			for _, c := range strings.Fields(string(b)) {
+				if n := atoi(c); n > 0 && !seen[n] {
+					seen[n] = true
+					if found := walk("/proc/" + c); found > 0 {
+						return found
+					}
+				}
+			}
+		}
+		return 0
+	}
+	if found := walk("/proc/self"); found > 0 {
+		return found, nil
+	}
+	return 0, unix.ESRCH
+}
+
+// statusField returns the numbers of the line of a /proc status (or
+// fdinfo) file that starts with name.
+func statusField(b []byte, name string) ([]int, bool) {
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, name); ok {
+			var n []int
+			for _, f := range strings.Fields(v) {
+				i, err := strconv.Atoi(f)
+				if err != nil {
+					return nil, false
+				}
+				n = append(n, i)
+			}
+			return n, true
+		}
+	}
+	return nil, false
+}
+
+// atoi is s as a number, 0 if it is not one.
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
 
 // samePIDNamespace reports whether /proc numbers processes as this
 // process does.

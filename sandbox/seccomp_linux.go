@@ -243,6 +243,15 @@ func (s filterSpec) program(arch uint32) []unix.SockFilter {
 		for _, sys := range xattrWrites {
 			rule(sys, unix.SockFilter{Code: ret, K: errno(unix.EOPNOTSUPP)})
 		}
+		// The inode flag ioctls: the command is a plain argument.
+		body := []unix.SockFilter{{Code: ld, K: offArg0 + 8}}
+		for i, cmd := range inodeIoctls {
+			body = append(body, unix.SockFilter{Code: jeq, Jt: uint8(len(inodeIoctls) - i), Jf: 0, K: cmd})
+		}
+		rule(unix.SYS_IOCTL, append(body,
+			unix.SockFilter{Code: ret, K: unix.SECCOMP_RET_ALLOW},
+			unix.SockFilter{Code: ret, K: errno(unix.ENOTTY)})...)
+		rule(unix.SYS_FILE_SETATTR, unix.SockFilter{Code: ret, K: errno(unix.ENOSYS)})
 		for sys, i := range createCalls() {
 			rule(sys,
 				unix.SockFilter{Code: ld, K: uint32(offArg0 + 8*i)},

@@ -119,6 +119,10 @@ func (o Options) confine(p *proc, perms sandbox.Permissions, skillFolder string)
 		return noop, &Error{Kind: PermissionDenied, Msg: "sandbox", Err: err}
 	}
 	p.env = setEnv(p.env, "TMPDIR", tmp)
+	// git dies when it cannot read its system config (/etc/gitconfig),
+	// which the sandbox does not grant (a CI image may keep a token in
+	// it): a handler's git goes without, as it would have to anyway.
+	p.env = setEnv(p.env, "GIT_CONFIG_NOSYSTEM", "1")
 	if pol.Net == sandbox.NetProxy {
 		stop, err := p.startProxy(&pol, perms.Outbound, s, run.dir)
 		if err != nil {

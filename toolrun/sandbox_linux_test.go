@@ -315,3 +315,39 @@ func TestSandboxStrictAndOff(t *testing.T) {
 func inProcessProxy(outbound []string, l net.Listener) (Proxy, error) {
 	return netproxy.Start(outbound, l)
 }
+
+// TestSandboxGitWithSystemConfig: git dies when it cannot read the system
+// config (/etc/gitconfig, which the sandbox does not grant: a CI image
+// may keep a token there); a confined handler's git skips it.
+// GIT_CONFIG_SYSTEM, granted to the skill, stands for a /etc/gitconfig.
+func TestSandboxGitWithSystemConfig(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	system := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(system, []byte("[url \"https://x-access-token:SECRET@github.com/\"]\n\tinsteadOf = https://github.com/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts, _ := confined(t, sandbox.Default)
+	opts.Env = append(opts.Env, "GIT_CONFIG_SYSTEM="+system)
+	opts.AllowEnv = []string{"GIT_CONFIG_SYSTEM"}
+	dir := writeSkill(t, map[string]file{"scripts/h.sh": {mode: 0o755, body: `#!/bin/bash
+set -e
+cat >/dev/null
+cd "$TMPDIR"
+git init -q repo
+cd repo
+echo a > a
+git add a
+git -c user.email=a@example.com -c user.name=a commit -qm m >&2
+echo "{\"secret\":$(git config --list | grep -c SECRET || true)}"
+`}})
+	tool := Tool{Skill: "git", Dir: dir, Name: "h", Entrypoint: "scripts/h.sh", Secrets: []string{"GIT_CONFIG_SYSTEM"}}
+	res, err := RunTool(context.Background(), tool, json.RawMessage("{}"), opts)
+	if err != nil {
+		t.Fatalf("git in a handler: %v, stderr %q", err, res.Stderr)
+	}
+	if !strings.Contains(string(res.Output), `"secret":0`) {
+		t.Errorf("output %s; want the system config unread", res.Output)
+	}
+}

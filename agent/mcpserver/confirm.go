@@ -194,8 +194,14 @@ func (q *questions) sign(nonce string, p *mcp.CallToolParamsRaw) string {
 }
 
 // canonicalJSON re-encodes raw with sorted keys and exact numbers; what
-// does not parse is kept as it is.
+// does not parse is kept as it is, and so are arguments with an object
+// whose keys repeat or differ only in case: their meaning depends on
+// their order (Go's decoding matches keys case-insensitively, the last
+// one winning; other parsers take the first), which sorting would lose.
 func canonicalJSON(raw json.RawMessage) []byte {
+	if ambiguousKeys(raw) {
+		return raw
+	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	var v any
@@ -207,6 +213,48 @@ func canonicalJSON(raw json.RawMessage) []byte {
 		return raw
 	}
 	return b
+}
+
+// ambiguousKeys reports whether an object in raw has two keys equal but
+// for case.
+func ambiguousKeys(raw []byte) bool {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	type object struct {
+		keys    map[string]bool
+		wantKey bool
+	}
+	var open []*object // nil for an array
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return false // the end, or not JSON: kept as it is anyway
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				open = append(open, &object{keys: map[string]bool{}, wantKey: true})
+				continue
+			case '[':
+				open = append(open, nil)
+				continue
+			}
+			open = open[:len(open)-1]
+		case string:
+			if n := len(open); n > 0 && open[n-1] != nil && open[n-1].wantKey {
+				k := strings.ToUpper(strings.ToLower(t))
+				if open[n-1].keys[k] {
+					return true
+				}
+				open[n-1].keys[k], open[n-1].wantKey = true, false
+				continue
+			}
+		}
+		// A value ended: in an object, a key comes next.
+		if n := len(open); n > 0 && open[n-1] != nil {
+			open[n-1].wantKey = true
+		}
+	}
 }
 
 // answered returns the Confirm function for a call that carries the

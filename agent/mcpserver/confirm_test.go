@@ -2,7 +2,9 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -261,5 +263,58 @@ func TestConfirmMessage(t *testing.T) {
 	}
 	if strings.Contains(got, "\n") || len([]rune(got)) > maxPrompt+100 {
 		t.Errorf("message has line breaks or is %d characters", len([]rune(got)))
+	}
+}
+
+// Arguments whose keys differ only in case, or repeat, read differently
+// in another order (Go's decoding of use_skill's arguments matches keys
+// case-insensitively, the last one winning), yet sort to the same
+// re-encoding: the state given for one order must not confirm the other.
+func TestConfirmationStateNotForAnotherReading(t *testing.T) {
+	q := newQuestions()
+	call := func(args string) *mcp.CallToolParamsRaw {
+		return &mcp.CallToolParamsRaw{Name: agent.UseSkillTool, Arguments: json.RawMessage(args)}
+	}
+	for _, tc := range []struct{ asked, other string }{
+		{`{"skill":"cleaner","script":"scripts/wipe.sh","Args":["--all"],"args":["--dry-run"]}`,
+			`{"skill":"cleaner","script":"scripts/wipe.sh","args":["--dry-run"],"Args":["--all"]}`},
+		{`{"skill":"cleaner","script":"scripts/wipe.sh","args":["--all"],"args":["--dry-run"]}`,
+			`{"skill":"cleaner","script":"scripts/wipe.sh","args":["--dry-run"],"args":["--all"]}`},
+	} {
+		var a, o struct{ Args []string }
+		if json.Unmarshal([]byte(tc.asked), &a) != nil || json.Unmarshal([]byte(tc.other), &o) != nil || slices.Equal(a.Args, o.Args) {
+			t.Fatalf("%s and %s: want two readings", tc.asked, tc.other)
+		}
+		other := call(tc.other)
+		other.RequestState = q.ask(call(tc.asked))
+		if q.answered(other) {
+			t.Errorf("the state asked with %s confirmed %s", tc.asked, tc.other)
+		}
+		same := call(tc.asked)
+		same.RequestState = q.ask(call(tc.asked))
+		if !q.answered(same) {
+			t.Errorf("the state asked with %s did not confirm that call", tc.asked)
+		}
+	}
+}
+
+func TestAmbiguousKeys(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"a":1,"b":2}`:                           false,
+		`{"a":1,"A":2}`:                           true,
+		`{"a":1,"a":2}`:                           true,
+		`{"x":{"b":1,"B":2}}`:                     true,
+		`[{"x":1},{"x":2}]`:                       false,
+		`{"x":[{"k":1},{"k":2}],"k":{"k":3}}`:     false,
+		`{"v":"a","w":"A","l":["a","A"]}`:         false,
+		`{"x":{"y":[1,{"z":null}]},"X":true}`:     true,
+		`{"s":1,"ſ":2}`:                           true, // the long s folds to s
+		`{"k":1,"\u212a":2}`:                      true, // and the Kelvin sign to k
+		`not json`:                                false,
+		`{"a":[[],{}],"b":[{"a":1}],"c":{"a":1}}`: false,
+	} {
+		if got := ambiguousKeys([]byte(raw)); got != want {
+			t.Errorf("ambiguousKeys(%s) = %v; want %v", raw, got, want)
+		}
 	}
 }
