@@ -229,10 +229,8 @@ func (s *supervisor) metadata(n *seccompNotif) unix.Errno {
 			return unix.EOPNOTSUPP // a link has no mode of its own on Linux
 		}
 		mode := uint32(arg(c.mode)) & (0o7777 &^ setID)
+		// fchmodat2 is Linux 6.6; the sandbox needs Landlock ABI 4 (6.7).
 		_, _, e := unix.Syscall6(unix.SYS_FCHMODAT2, uintptr(fd), uintptr(unsafe.Pointer(&empty[0])), uintptr(mode), unix.AT_EMPTY_PATH, 0, 0)
-		if e == unix.ENOSYS { // before Linux 6.6
-			return chmodProcFD(fd, mode)
-		}
 		return e
 	case opUtimes:
 		var tp uintptr
@@ -243,17 +241,6 @@ func (s *supervisor) metadata(n *seccompNotif) unix.Errno {
 		return e
 	}
 	return unix.ENOSYS
-}
-
-// chmodProcFD changes the mode of the file the O_PATH descriptor fd
-// holds (not a link) through its /proc/self/fd link, which the kernel
-// resolves to that very file: fchmod refuses O_PATH descriptors, and
-// fchmodat2's AT_EMPTY_PATH needs Linux 6.6.
-func chmodProcFD(fd int, mode uint32) unix.Errno {
-	if err := unix.Chmod("/proc/self/fd/"+strconv.Itoa(fd), mode); err != nil {
-		return errnoOf(err)
-	}
-	return 0
 }
 
 // writable reports whether the file fd holds (st) is beneath one of the
