@@ -222,3 +222,24 @@ func TestOpenRefusesHugeIndex(t *testing.T) {
 		t.Errorf("Open with index.json -> /dev/zero: %v; want ErrBadBundle", err)
 	}
 }
+
+// A truncated tarball is a bad bundle, not an unexpected failure.
+func TestOpenRejectsTruncatedTarball(t *testing.T) {
+	c := registry.NewClient(registry.Options{})
+	_, lock := setup(t, c)
+	p := filepath.Join(t.TempDir(), "b.tar")
+	if _, err := Export(bg, c, lock, p, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cut inside the first entry's content.
+	if err := os.WriteFile(p, data[:512+10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(c, p, t.TempDir()); !errors.Is(err, ErrBadBundle) {
+		t.Errorf("Open: %v; want ErrBadBundle", err)
+	}
+}

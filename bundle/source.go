@@ -41,7 +41,15 @@ func Open(client *registry.Client, path, tmp string) (*Source, error) {
 		return nil, fmt.Errorf("bundle %s: %w", path, registry.ErrNotFound)
 	}
 	s := &Source{Client: client, Dir: path}
-	if !fi.IsDir() {
+	if fi.IsDir() {
+		// The folder the name leads to is what is read, and checked.
+		if s.Dir, err = filepath.EvalSymlinks(path); err != nil {
+			return nil, fmt.Errorf("bundle %s: %w", path, err)
+		}
+		if err := checkFolder(s.Dir, defaultTarLimits()); err != nil {
+			return nil, err
+		}
+	} else {
 		dir, err := os.MkdirTemp(tmp, "skillpm-bundle-")
 		if err != nil {
 			return nil, err
