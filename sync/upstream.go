@@ -67,6 +67,11 @@ type UpstreamVersion struct {
 // sync reads (limits.max_list_items when lower).
 const MaxUpstreamCommits = 1000
 
+// MaxUpstreamVersions bounds the skill versions a git upstream lists
+// for one sync (limits.max_list_items when lower), as
+// wellknown.MaxEntries bounds a well-known index.
+const MaxUpstreamVersions = 10000
+
 // ErrTooMany: an upstream lists more versions than one sync reads.
 var ErrTooMany = errors.New("too many versions")
 
