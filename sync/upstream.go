@@ -138,6 +138,13 @@ func (r *runner) syncUpstreamSkill(ctx context.Context, stage, name string, vs [
 	fail := func(err error) []Item {
 		return []Item{{Repository: name, Action: ActionFailed, Reason: err.Error(), err: err}}
 	}
+	if !skill.ValidName(name) {
+		// The upstream names it (a git folder): it must not become a
+		// repository other than its own below the mirror prefix
+		// ("pdf:9.9.9" reads as pdf at tag 9.9.9), nor a registry fault.
+		return []Item{{Repository: name, Action: ActionRejected, Check: "content",
+			Reason: fmt.Sprintf("%q is not a valid skill name (lowercase letters, digits and hyphens), so it names no repository below %s", name, r.to.Repo())}}
+	}
 	dstRef, err := registry.Join(r.to, name)
 	if err != nil {
 		return fail(err)

@@ -271,3 +271,37 @@ func TestGitUpstreamTooManySkills(t *testing.T) {
 		})
 	}
 }
+
+// An upstream skill whose name is no skill name (a git folder named
+// "UPPER", "pdf:9.9.9") is rejected as content, before its name is made
+// a mirror repository: it is what the upstream serves, not a registry
+// fault to retry.
+func TestRunGitUpstreamInvalidName(t *testing.T) {
+	repo := t.TempDir()
+	gitRun(t, repo, "init", "-q", "-b", "main")
+	for _, name := range []string{"UPPER", "pdf:9.9.9"} {
+		writeSkill(t, filepath.Join(repo, name), name, "", "")
+	}
+	gitRun(t, repo, "add", ".")
+	gitRun(t, repo, "commit", "-qm", "c")
+	gitRun(t, repo, "tag", "v1.0.0")
+	gc := &git.Client{CacheDir: t.TempDir()}
+	up, err := ParseUpstream("file://"+repo, gc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Never contacted: nothing is copied.
+	cfg := &Config{From: "file://" + repo, To: "registry.invalid/acme"}
+	rep, err := Run(bg, Options{Config: cfg, Client: registry.NewClient(registry.Options{}), Upstream: up})
+	if !errors.Is(err, ErrRejected) {
+		t.Fatalf("Run = %v; want ErrRejected", err)
+	}
+	if len(rep.Items) != 2 {
+		t.Fatalf("items: %+v; want 2", rep.Items)
+	}
+	for _, it := range rep.Items {
+		if it.Action != ActionRejected || it.Check != "content" || !strings.Contains(it.Reason, "not a valid skill name") {
+			t.Errorf("%s: %s %s %q; want rejected, content, not a valid skill name", it.Repository, it.Action, it.Check, it.Reason)
+		}
+	}
+}
