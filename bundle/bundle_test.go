@@ -4,12 +4,14 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 
 	"github.com/skillpm/skillpm/lockfile"
@@ -240,6 +242,41 @@ func TestOpenRejectsTruncatedTarball(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := Open(c, p, t.TempDir()); !errors.Is(err, ErrBadBundle) {
+		t.Errorf("Open: %v; want ErrBadBundle", err)
+	}
+}
+
+// An index.json whose entries lie about their manifests (a size that is
+// not the blob's) is a bad bundle, refused by Open, not an unexpected
+// failure when the skill is read.
+func TestOpenRejectsLyingIndex(t *testing.T) {
+	c := registry.NewClient(registry.Options{})
+	_, lock := setup(t, c)
+	out := filepath.Join(t.TempDir(), "bundle")
+	if _, err := Export(bg, c, lock, out, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(out, "index.json")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx ocispec.Index
+	if err := json.Unmarshal(data, &idx); err != nil {
+		t.Fatal(err)
+	}
+	idx.Manifests[0].Size = 1 << 40
+	if data, err = json.Marshal(idx); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := Open(c, out, t.TempDir())
+	if err == nil {
+		src.Close()
+	}
+	if !errors.Is(err, ErrBadBundle) {
 		t.Errorf("Open: %v; want ErrBadBundle", err)
 	}
 }

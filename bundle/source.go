@@ -9,6 +9,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/opencontainers/go-digest"
+	"oras.land/oras-go/v2/content/oci"
 
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
@@ -72,6 +73,13 @@ func Open(client *registry.Client, path, tmp string) (*Source, error) {
 			return nil, fmt.Errorf("%w: %s: index.json is %d bytes, over the %d byte limit", ErrBadBundle, path, fi.Size(), defaultTarLimits().index)
 		}
 		return nil, fmt.Errorf("%w: %s has no index.json file", ErrBadBundle, path)
+	}
+	// Reading the layout as the client will, once, checks that its index
+	// tells the truth about the manifests it lists (their sizes and
+	// digests); a lie is the bundle's fault, not a failure to retry.
+	if _, err := oci.NewFromFS(context.Background(), os.DirFS(s.Dir)); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("%w: %s: %v", ErrBadBundle, path, err)
 	}
 	return s, nil
 }
