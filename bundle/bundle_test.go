@@ -4,12 +4,14 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 
 	"github.com/skillpm/skillpm/lockfile"
@@ -200,15 +202,11 @@ func TestExtractTarLimits(t *testing.T) {
 	}
 }
 
-func TestMirrorsRefusesHugeIndex(t *testing.T) {
+func TestOpenRefusesHugeIndex(t *testing.T) {
 	dir := t.TempDir()
 	big := `{"schemaVersion":2,"manifests":[],"pad":"` + strings.Repeat("x", int(defaultTarLimits().index)) + `"}`
 	if err := os.WriteFile(filepath.Join(dir, "index.json"), []byte(big), 0o644); err != nil {
 		t.Fatal(err)
-	}
-	s := &Source{Dir: dir}
-	if _, err := s.Mirrors(); !errors.Is(err, ErrBadBundle) || !strings.Contains(err.Error(), "byte limit") {
-		t.Errorf("Mirrors: %v; want ErrBadBundle over the byte limit", err)
 	}
 	// Open refuses the folder before anything reads the index whole.
 	if err := os.WriteFile(filepath.Join(dir, "oci-layout"), []byte(`{"imageLayoutVersion":"1.0.0"}`), 0o644); err != nil {
@@ -224,5 +222,61 @@ func TestMirrorsRefusesHugeIndex(t *testing.T) {
 	}
 	if _, err := Open(registry.NewClient(registry.Options{}), dir, t.TempDir()); !errors.Is(err, ErrBadBundle) {
 		t.Errorf("Open with index.json -> /dev/zero: %v; want ErrBadBundle", err)
+	}
+}
+
+// A truncated tarball is a bad bundle, not an unexpected failure.
+func TestOpenRejectsTruncatedTarball(t *testing.T) {
+	c := registry.NewClient(registry.Options{})
+	_, lock := setup(t, c)
+	p := filepath.Join(t.TempDir(), "b.tar")
+	if _, err := Export(bg, c, lock, p, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cut inside the first entry's content.
+	if err := os.WriteFile(p, data[:512+10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(c, p, t.TempDir()); !errors.Is(err, ErrBadBundle) {
+		t.Errorf("Open: %v; want ErrBadBundle", err)
+	}
+}
+
+// An index.json whose entries lie about their manifests (a size that is
+// not the blob's) is a bad bundle, refused by Open, not an unexpected
+// failure when the skill is read.
+func TestOpenRejectsLyingIndex(t *testing.T) {
+	c := registry.NewClient(registry.Options{})
+	_, lock := setup(t, c)
+	out := filepath.Join(t.TempDir(), "bundle")
+	if _, err := Export(bg, c, lock, out, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(out, "index.json")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx ocispec.Index
+	if err := json.Unmarshal(data, &idx); err != nil {
+		t.Fatal(err)
+	}
+	idx.Manifests[0].Size = 1 << 40
+	if data, err = json.Marshal(idx); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := Open(c, out, t.TempDir())
+	if err == nil {
+		src.Close()
+	}
+	if !errors.Is(err, ErrBadBundle) {
+		t.Errorf("Open: %v; want ErrBadBundle", err)
 	}
 }

@@ -2,22 +2,18 @@ package bundle
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/opencontainers/go-digest"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content/oci"
 
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/registry"
-	"github.com/skillpm/skillpm/registry/ociref"
 )
 
 // ErrOffline is returned when installing from a bundle would need to
@@ -46,7 +42,15 @@ func Open(client *registry.Client, path, tmp string) (*Source, error) {
 		return nil, fmt.Errorf("bundle %s: %w", path, registry.ErrNotFound)
 	}
 	s := &Source{Client: client, Dir: path}
-	if !fi.IsDir() {
+	if fi.IsDir() {
+		// The folder the name leads to is what is read, and checked.
+		if s.Dir, err = filepath.EvalSymlinks(path); err != nil {
+			return nil, fmt.Errorf("bundle %s: %w", path, err)
+		}
+		if err := checkFolder(s.Dir, defaultTarLimits()); err != nil {
+			return nil, err
+		}
+	} else {
 		dir, err := os.MkdirTemp(tmp, "skillpm-bundle-")
 		if err != nil {
 			return nil, err
@@ -70,50 +74,14 @@ func Open(client *registry.Client, path, tmp string) (*Source, error) {
 		}
 		return nil, fmt.Errorf("%w: %s has no index.json file", ErrBadBundle, path)
 	}
+	// Reading the layout as the client will, once, checks that its index
+	// tells the truth about the manifests it lists (their sizes and
+	// digests); a lie is the bundle's fault, not a failure to retry.
+	if _, err := oci.NewFromFS(context.Background(), os.DirFS(s.Dir)); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("%w: %s: %v", ErrBadBundle, path, err)
+	}
 	return s, nil
-}
-
-// Mirrors maps every registry repository the bundle holds skills of to
-// the bundle, failing closed, so that a client reads those skills and
-// their referrers (the signatures a trust policy checks) from the bundle
-// and never from the network.
-func (s *Source) Mirrors() ([]ociref.Mirror, error) {
-	data, err := readIndex(filepath.Join(s.Dir, "index.json"), defaultTarLimits().index)
-	if err != nil {
-		return nil, err
-	}
-	var idx ocispec.Index
-	if err := json.Unmarshal(data, &idx); err != nil {
-		return nil, fmt.Errorf("%w: index.json: %v", ErrBadBundle, err)
-	}
-	seen := map[string]bool{}
-	var out []ociref.Mirror
-	for _, d := range idx.Manifests {
-		repo := d.Annotations[AnnotationRepository]
-		if repo == "" || seen[repo] || strings.HasPrefix(repo, ociref.LayoutPrefix) {
-			continue
-		}
-		seen[repo] = true
-		out = append(out, ociref.Mirror{Prefix: repo, Locations: []string{ociref.LayoutPrefix + s.Dir}, Vetted: true})
-	}
-	return out, nil
-}
-
-// readIndex reads a bundle's index.json, refusing one over limit bytes.
-func readIndex(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadBundle, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadBundle, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%w: index.json is over the %d byte limit", ErrBadBundle, limit)
-	}
-	return data, nil
 }
 
 // Close removes the folder a tarball was unpacked into.

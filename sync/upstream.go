@@ -67,6 +67,11 @@ type UpstreamVersion struct {
 // sync reads (limits.max_list_items when lower).
 const MaxUpstreamCommits = 1000
 
+// MaxUpstreamVersions bounds the skill versions a git upstream lists
+// for one sync (limits.max_list_items when lower), as
+// wellknown.MaxEntries bounds a well-known index.
+const MaxUpstreamVersions = 10000
+
 // ErrTooMany: an upstream lists more versions than one sync reads.
 var ErrTooMany = errors.New("too many versions")
 
@@ -132,6 +137,13 @@ func contains(l []string, s string) bool {
 func (r *runner) syncUpstreamSkill(ctx context.Context, stage, name string, vs []UpstreamVersion) []Item {
 	fail := func(err error) []Item {
 		return []Item{{Repository: name, Action: ActionFailed, Reason: err.Error(), err: err}}
+	}
+	if !skill.ValidName(name) {
+		// The upstream names it (a git folder): it must not become a
+		// repository other than its own below the mirror prefix
+		// ("pdf:9.9.9" reads as pdf at tag 9.9.9), nor a registry fault.
+		return []Item{{Repository: name, Action: ActionRejected, Check: "content",
+			Reason: fmt.Sprintf("%q is not a valid skill name (lowercase letters, digits and hyphens), so it names no repository below %s", name, r.to.Repo())}}
 	}
 	dstRef, err := registry.Join(r.to, name)
 	if err != nil {

@@ -91,6 +91,12 @@ func (u *GitUpstream) Versions(ctx context.Context) ([]UpstreamVersion, error) {
 	if max := min(MaxUpstreamCommits, u.Client.Limits.WithDefaults().MaxListItems); len(commits) > max {
 		return nil, fmt.Errorf("%s: %w: %d tagged commits, more than the %d one sync reads; name one ref (%s#pdf/v1.2.0) or sync from a registry", u, ErrTooMany, len(commits), max, u)
 	}
+	// Each version is exported, packed and vetted: a small repository
+	// can name the same SKILL.md under any number of folders.
+	maxVersions := min(MaxUpstreamVersions, u.Client.Limits.WithDefaults().MaxListItems)
+	tooMany := func(what string) error {
+		return fmt.Errorf("%s: %w: %s, more than the %d one sync reads; name one ref (%s#pdf/v1.2.0) or narrow it to a folder (%s//skills)", u, ErrTooMany, what, maxVersions, u, giturl.Redact(u.Source.URL))
+	}
 	// Prefixed tags first, so that they win over a plain tag.
 	sort.SliceStable(tags, func(i, j int) bool { return tags[i].prefix != "" && tags[j].prefix == "" })
 	dirsAt := map[string][]string{}
@@ -104,6 +110,9 @@ func (u *GitUpstream) Versions(ctx context.Context) ([]UpstreamVersion, error) {
 			}
 			if dirs, err = u.Client.SkillDirs(ctx, u.Source.URL, t.ref.Commit, u.Source.Subdir); err != nil {
 				return nil, err
+			}
+			if len(dirs) > maxVersions {
+				return nil, tooMany(fmt.Sprintf("%d skill folders at %s", len(dirs), t.ref.Short()))
 			}
 			dirsAt[t.ref.Commit] = dirs
 		}
@@ -126,6 +135,9 @@ func (u *GitUpstream) Versions(ctx context.Context) ([]UpstreamVersion, error) {
 				continue
 			}
 			seen[key] = true
+			if len(out) == maxVersions {
+				return nil, tooMany("skill versions")
+			}
 			src := fmt.Sprintf("%s//%s@%s", giturl.Redact(u.Source.URL), d, t.ref.Commit)
 			out = append(out, UpstreamVersion{
 				Name: name, Version: t.v, Tag: t.ref.Short(),

@@ -230,3 +230,78 @@ func TestParseUpstream(t *testing.T) {
 		}
 	}
 }
+
+// A repository listing more skill versions than one sync reads is
+// refused, as a well-known index with too many entries is: a tiny
+// repository of one SKILL.md blob under many folder names would
+// otherwise make a sync export, pack and vet every one of them.
+func TestGitUpstreamTooManySkills(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		commits, skills int
+	}{
+		{"at one commit", 1, 4},
+		{"over several commits", 2, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := t.TempDir()
+			gitRun(t, repo, "init", "-q", "-b", "main")
+			for c := range tc.commits {
+				for i := range tc.skills {
+					name := "s" + string(rune('a'+i))
+					writeSkill(t, filepath.Join(repo, name), name, "", strings.Repeat("x: y\n", c))
+				}
+				gitRun(t, repo, "add", ".")
+				gitRun(t, repo, "commit", "-qm", "c")
+				gitRun(t, repo, "tag", "v1.0."+string(rune('0'+c)))
+			}
+			gc := &git.Client{CacheDir: t.TempDir(), Limits: registry.Limits{MaxListItems: 3}}
+			up, err := ParseUpstream("file://"+repo, gc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vs, err := up.Versions(bg)
+			if !errors.Is(err, ErrTooMany) || !strings.Contains(err.Error(), "more than the 3") {
+				t.Fatalf("Versions() = %d versions, %v; want ErrTooMany naming 3", len(vs), err)
+			}
+			gc.Limits.MaxListItems = 4
+			if vs, err := up.Versions(bg); err != nil || len(vs) != 4 {
+				t.Errorf("with max_list_items 4: Versions() = %d versions, %v; want 4", len(vs), err)
+			}
+		})
+	}
+}
+
+// An upstream skill whose name is no skill name (a git folder named
+// "UPPER", "pdf:9.9.9") is rejected as content, before its name is made
+// a mirror repository: it is what the upstream serves, not a registry
+// fault to retry.
+func TestRunGitUpstreamInvalidName(t *testing.T) {
+	repo := t.TempDir()
+	gitRun(t, repo, "init", "-q", "-b", "main")
+	for _, name := range []string{"UPPER", "pdf:9.9.9"} {
+		writeSkill(t, filepath.Join(repo, name), name, "", "")
+	}
+	gitRun(t, repo, "add", ".")
+	gitRun(t, repo, "commit", "-qm", "c")
+	gitRun(t, repo, "tag", "v1.0.0")
+	gc := &git.Client{CacheDir: t.TempDir()}
+	up, err := ParseUpstream("file://"+repo, gc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Never contacted: nothing is copied.
+	cfg := &Config{From: "file://" + repo, To: "registry.invalid/acme"}
+	rep, err := Run(bg, Options{Config: cfg, Client: registry.NewClient(registry.Options{}), Upstream: up})
+	if !errors.Is(err, ErrRejected) {
+		t.Fatalf("Run = %v; want ErrRejected", err)
+	}
+	if len(rep.Items) != 2 {
+		t.Fatalf("items: %+v; want 2", rep.Items)
+	}
+	for _, it := range rep.Items {
+		if it.Action != ActionRejected || it.Check != "content" || !strings.Contains(it.Reason, "not a valid skill name") {
+			t.Errorf("%s: %s %s %q; want rejected, content, not a valid skill name", it.Repository, it.Action, it.Check, it.Reason)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/skillpm/skillpm/agent"
 	"github.com/skillpm/skillpm/agent/mcpserver"
 	"github.com/skillpm/skillpm/audit"
+	"github.com/skillpm/skillpm/bundle"
 	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/importer"
 	"github.com/skillpm/skillpm/install"
@@ -101,6 +102,8 @@ func exitCode(err error) int {
 		return command.ExitModified
 	case errors.Is(err, wellknown.ErrIntegrity), errors.Is(err, wellknown.ErrInvalidIndex), errors.Is(err, wellknown.ErrNoDigest):
 		return command.ExitIntegrity // a well-known artifact or index that cannot be trusted
+	case errors.Is(err, bundle.ErrBadBundle):
+		return command.ExitIntegrity // a bundle holding more than an OCI layout's files
 	case errors.Is(err, wellknown.ErrLinkedTarget):
 		return command.ExitIntegrity // export's .well-known leads elsewhere
 	case errors.Is(err, wellknown.ErrInsecure):

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/skillpm/skillpm/agent"
+	"github.com/skillpm/skillpm/bundle"
 	"github.com/skillpm/skillpm/config"
 	"github.com/skillpm/skillpm/importer"
 	"github.com/skillpm/skillpm/install"
@@ -56,6 +57,7 @@ func TestExitCodeOfSentinels(t *testing.T) {
 		{manager.ErrStaleLock, command.ExitStaleLock},
 		{wellknown.ErrInsecure, command.ExitPolicy},
 		{wellknown.ErrLinkedTarget, command.ExitIntegrity},
+		{bundle.ErrBadBundle, command.ExitIntegrity},
 	} {
 		if got := exitCode(fmt.Errorf("wrapped: %w", c.err)); got != c.want {
 			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.want)

@@ -96,7 +96,10 @@ Examples:
 // installedSkillDirs are the effective skill folders of the project's
 // discovery folders, or the user scope's with -g.
 func installedSkillDirs(c *cli.Context) ([]string, error) {
-	var dirs []install.Dir
+	var (
+		dirs    []install.Dir
+		project string
+	)
 	if c.Bool("global") {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -108,11 +111,36 @@ func installedSkillDirs(c *cli.Context) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		dirs = install.SearchDirs(p, "")
+		dirs, project = install.SearchDirs(p, ""), p
 	}
 	var out []string
 	for _, en := range install.Effective(install.Discover(dirs)) {
-		out = append(out, filepath.Clean(en.Path))
+		p := filepath.Clean(en.Path)
+		if project != "" {
+			if err := insideProject(project, p); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, p)
 	}
 	return out, nil
+}
+
+// insideProject refuses a discovered skill folder that leads out of the
+// project: a checkout can carry a link in its discovery folders to the
+// user's own skills, which an export would then publish. Named on the
+// command line, such a folder is exported: the user chose it.
+func insideProject(project, dir string) error {
+	root, err := filepath.EvalSymlinks(project)
+	if err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("%s: %w: it leads to %s, outside the project; name the folder to export it (skillpm export well-known DIR %s)", dir, install.ErrLinkedSkill, real, dir)
+	}
+	return nil
 }

@@ -88,7 +88,8 @@ func openManager(e *command.Env, o openOptions) (*manager.Manager, error) {
 	}
 	var (
 		src         manager.Registry
-		trustClient *registry.Client // trust reads signatures afresh; from a bundle, only from the bundle
+		trustClient *registry.Client // trust reads signatures afresh
+		from        *bundle.Source   // from a bundle, only from the bundle
 	)
 	switch {
 	case o.lazy && o.bundle == "" && v == nil:
@@ -105,11 +106,7 @@ func openManager(e *command.Env, o openOptions) (*manager.Manager, error) {
 			return nil, err
 		}
 		e.AtExit(func() { b.Close() })
-		ms, err := b.Mirrors()
-		if err != nil {
-			return nil, err
-		}
-		trustClient, src = client.Fresh().WithMirrors(ms), b
+		trustClient, src, from = client.Fresh(), b, b
 	default:
 		rs, err := openRegistrySource(e, po, ro)
 		if err != nil {
@@ -135,7 +132,11 @@ func openManager(e *command.Env, o openOptions) (*manager.Manager, error) {
 		return nil, err
 	}
 	if v != nil {
-		m.Trust = &verify.Trust{Client: trustClient, Verifier: v}
+		t := &verify.Trust{Client: trustClient, Verifier: v}
+		m.Trust = t
+		if from != nil {
+			m.Trust = from.Trust(t)
+		}
 	}
 	return m, nil
 }
