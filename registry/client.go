@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"oras.land/oras-go/v2"
@@ -81,6 +82,24 @@ type Client struct {
 	opts   Options
 	limits Limits
 	auth   *auth.Client
+
+	checkedLayouts *sync.Map // layout folders checkLayout passed; shared by copies
+}
+
+// checkLayoutOnce is checkLayout, once per folder for the client's life.
+func (c *Client) checkLayoutOnce(dir string) error {
+	if c.checkedLayouts != nil {
+		if _, ok := c.checkedLayouts.Load(dir); ok {
+			return nil
+		}
+	}
+	if err := checkLayout(dir, c.limits.MaxManifestSize); err != nil {
+		return err
+	}
+	if c.checkedLayouts != nil {
+		c.checkedLayouts.Store(dir, true)
+	}
+	return nil
 }
 
 // NewClient returns a Client for opts.
@@ -109,7 +128,7 @@ func NewClient(opts Options) *Client {
 	if opts.Credentials != nil {
 		ac.Credential = credentials.Credential(opts.Credentials)
 	}
-	return &Client{opts: opts, limits: opts.Limits.WithDefaults(), auth: ac}
+	return &Client{opts: opts, limits: opts.Limits.WithDefaults(), auth: ac, checkedLayouts: new(sync.Map)}
 }
 
 // Concurrency is the number of parallel transfers the client allows.
@@ -148,6 +167,9 @@ func (c *Client) openDirect(ctx context.Context, ref Reference, create bool) (ta
 			if _, err := os.Stat(filepath.Join(ref.Layout, "oci-layout")); errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("%s: no OCI image layout there: %w", ref.Repo(), ErrNotFound)
 			}
+		}
+		if err := c.checkLayoutOnce(ref.Layout); err != nil {
+			return nil, err
 		}
 		s, err := oci.NewWithContext(ctx, ref.Layout)
 		if err != nil {
