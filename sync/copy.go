@@ -67,7 +67,8 @@ func missingReferrers(ctx context.Context, dst registry.Target, desc ocispec.Des
 	return missing(have, want), nil
 }
 
-// missing returns the descriptors of want that have does not hold.
+// missing returns the descriptors of want that have does not hold,
+// each digest once.
 func missing(have, want []ocispec.Descriptor) []ocispec.Descriptor {
 	listed := map[string]bool{}
 	for _, h := range have {
@@ -76,17 +77,73 @@ func missing(have, want []ocispec.Descriptor) []ocispec.Descriptor {
 	var out []ocispec.Descriptor
 	for _, w := range want {
 		if !listed[w.Digest.String()] {
+			listed[w.Digest.String()] = true
 			out = append(out, w)
 		}
 	}
 	return out
 }
 
-// copyGraph copies desc, what it lists, and its referrers (and theirs),
-// skipping whatever dst already has. oras-go pushes every node after
-// its successors, so a referrer is pushed after its subject.
-func copyGraph(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, opts oras.CopyGraphOptions) error {
-	return oras.ExtendedCopyGraph(ctx, src, rewindable{dst}, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: opts})
+// maxReferrersCopied bounds the referrers of a version that sync copies,
+// and, separately, the referrers of those referrers (all deeper levels
+// together). A version has a few (a signature, provenance); an upstream
+// listing thousands would flood the mirror, and clients read at most 128
+// referrers of a manifest (verify's maxReferrers): a flood could push the
+// mirror's own vetted attestation out of what they read. 64 leaves room
+// for that attestation, and for another after the vetting key changes.
+const maxReferrersCopied = 64
+
+// keepReferrers returns the referrers of refs that sync copies, at most
+// limit of them: sigstore bundles (signatures, provenance, attestations:
+// what verify reads) first, then the others, each in the order refs
+// lists them, a repeated digest once. left counts those left out.
+func keepReferrers(refs []ocispec.Descriptor, limit int) (kept []ocispec.Descriptor, left int) {
+	var others []ocispec.Descriptor
+	for _, d := range missing(nil, refs) {
+		if d.ArtifactType == verify.BundleMediaType {
+			kept = append(kept, d)
+		} else {
+			others = append(others, d)
+		}
+	}
+	kept = append(kept, others...)
+	if limit = max(limit, 0); len(kept) > limit {
+		return kept[:limit], len(kept) - limit
+	}
+	return kept, 0
+}
+
+// copyGraph copies desc, what it lists, its referrers refs (as
+// keepReferrers selected them) and theirs, at most maxReferrersCopied of
+// those at all deeper levels together, skipping whatever dst already
+// has. It returns how many deeper referrers it left out. oras-go pushes
+// every node after its successors, so a referrer is pushed after its
+// subject.
+func copyGraph(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, refs []ocispec.Descriptor, opts oras.CopyGraphOptions) (int, error) {
+	budget, left := maxReferrersCopied, 0
+	seen := map[string]bool{} // deeper referrers already counted
+	// oras-go walks the referrers from one goroutine, before copying.
+	find := func(ctx context.Context, _ content.ReadOnlyGraphStorage, d ocispec.Descriptor) ([]ocispec.Descriptor, error) {
+		if d.Digest == desc.Digest {
+			return refs, nil
+		}
+		preds, err := referrers(ctx, src, d)
+		if err != nil {
+			return nil, err
+		}
+		var fresh []ocispec.Descriptor
+		for _, p := range preds {
+			if !seen[p.Digest.String()] {
+				seen[p.Digest.String()] = true
+				fresh = append(fresh, p)
+			}
+		}
+		kept, n := keepReferrers(fresh, budget)
+		budget, left = budget-len(kept), left+n
+		return kept, nil
+	}
+	err := oras.ExtendedCopyGraph(ctx, src, rewindable{dst}, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: opts, FindPredecessors: find})
+	return left, err
 }
 
 // maxBuffered bounds the blobs rewindable reads into memory.

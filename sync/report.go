@@ -48,8 +48,12 @@ type Item struct {
 	Check  string `json:"check,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	// Referrers counts the upstream referrers (signatures,
-	// attestations) copied along.
+	// attestations) copied along, at most maxReferrersCopied (64).
 	Referrers int `json:"referrers"`
+	// ReferrersLeftOut counts the upstream referrers not copied for
+	// being over that bound: the version's own that the mirror does not
+	// hold, and, when the run copied, referrers of referrers.
+	ReferrersLeftOut int `json:"referrers_left_out,omitempty"`
 	// Signer is the verified signer identity, when signatures were
 	// vetted.
 	Signer string `json:"signer,omitempty"`
@@ -81,8 +85,15 @@ func (it Item) String(dryRun bool) string {
 	if it.Digest != "" {
 		fmt.Fprintf(&b, " %s", shortDigest(it.Digest))
 	}
+	var notes []string
 	if it.Referrers > 0 && (it.Action == ActionCopied || it.Action == ActionPlanned) {
-		fmt.Fprintf(&b, " (+%d referrers)", it.Referrers)
+		notes = append(notes, fmt.Sprintf("+%d referrers", it.Referrers))
+	}
+	if it.ReferrersLeftOut > 0 {
+		notes = append(notes, fmt.Sprintf("%d referrers left out, over the limit of %d", it.ReferrersLeftOut, maxReferrersCopied))
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(notes, "; "))
 	}
 	if it.Attested {
 		b.WriteString(" [vetted]")

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	gosync "sync"
@@ -257,11 +258,12 @@ func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, s
 		return failed(fmt.Errorf("resolve %s: %w", srcRef.WithTag(t.tag), registry.Classify(err)))
 	}
 	it.Digest = desc.Digest.String()
-	refs, err := referrers(ctx, src, desc)
+	listed, err := referrers(ctx, src, desc)
 	if err != nil {
 		return failed(fmt.Errorf("list referrers of %s: %w", srcRef.WithDigest(desc.Digest), err))
 	}
-	it.Referrers = len(refs)
+	refs, left := keepReferrers(listed, maxReferrersCopied)
+	it.Referrers, it.ReferrersLeftOut = len(refs), left
 
 	if dst := m.t; dst != nil {
 		have, err := dst.Resolve(ctx, t.tag)
@@ -272,7 +274,7 @@ func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, s
 			it.Reason = fmt.Sprintf("upstream moved published tag %s from %s (on the mirror) to %s; a published version must not change", t.tag, have.Digest, desc.Digest)
 			return it
 		case err == nil:
-			return r.syncPresent(ctx, src, dst, m, srcRef, desc, t.tag, refs, it, upstream)
+			return r.syncPresent(ctx, src, dst, m, srcRef, desc, t.tag, listed, it, upstream)
 		case !errors.Is(err, registry.ErrNotFound):
 			return failed(fmt.Errorf("resolve %s on the mirror: %w", t.tag, err))
 		}
@@ -301,7 +303,9 @@ func (r *runner) syncTag(ctx context.Context, src registry.Target, m *dstRepo, s
 	if err != nil {
 		return failed(err)
 	}
-	if err := r.copy(ctx, src, dst, desc, t.tag, refs, att); err != nil {
+	deep, err := r.copy(ctx, src, dst, desc, t.tag, refs, att)
+	it.ReferrersLeftOut += deep
+	if err != nil {
 		return failed(err)
 	}
 	it.Action, it.Attested = ActionCopied, att != nil
@@ -351,10 +355,13 @@ func (it Item) failed(err error) Item {
 }
 
 // syncPresent completes a version the mirror already has: the upstream
-// referrers it lacks and, when attesting, the mirror's own vetted
-// attestation (vetting the version again first).
-func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *dstRepo, srcRef registry.Reference, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, it Item, upstream string) Item {
+// referrers it lacks, of those listed, and, when attesting, the mirror's
+// own vetted attestation (vetting the version again first). The mirror
+// gets no more referrers once it holds maxReferrersCopied: an upstream
+// listing others each run must not grow its list run after run.
+func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *dstRepo, srcRef registry.Reference, desc ocispec.Descriptor, tag string, listed []ocispec.Descriptor, it Item, upstream string) Item {
 	failed := func(err error) Item { return it.failed(err) }
+	refs, _ := keepReferrers(listed, maxReferrersCopied)
 	var have []ocispec.Descriptor // the mirror's referrers, listed once
 	if len(refs) > 0 || r.attesting() {
 		var err error
@@ -363,9 +370,14 @@ func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *d
 		}
 	}
 	lacking := missing(have, refs)
+	if room := max(maxReferrersCopied-len(have), 0); len(lacking) > room {
+		refs, lacking = missing(lacking[room:], refs), lacking[:room]
+	}
+	it.Referrers = len(refs)
+	it.ReferrersLeftOut = len(missing(slices.Concat(have, lacking), listed))
 	unattested := false
 	if r.attesting() {
-		has, err := hasVetted(ctx, r.opts.Sigstore, dst, desc, have, refs, r.attestKey())
+		has, err := hasVetted(ctx, r.opts.Sigstore, dst, desc, have, listed, r.attestKey())
 		if err != nil {
 			return failed(err)
 		}
@@ -409,7 +421,9 @@ func (r *runner) syncPresent(ctx context.Context, src, dst registry.Target, m *d
 			return failed(err)
 		}
 	}
-	if err := r.copy(ctx, src, dst, desc, tag, refs, att); err != nil {
+	deep, err := r.copy(ctx, src, dst, desc, tag, refs, att)
+	it.ReferrersLeftOut += deep
+	if err != nil {
 		return failed(err)
 	}
 	it.Attested = unattested
@@ -449,51 +463,53 @@ func (r *runner) vetVersion(ctx context.Context, src registry.Target, ref regist
 	return r.vet.vet(ctx, src, c)
 }
 
-// copy copies desc with its referrers, then tags it: blobs before the
-// manifest that lists them, the manifest before its referrers, the tag
-// last. A failure anywhere leaves no tag pointing at missing content.
-// Network failures are retried with backoff; each attempt skips what
-// the previous ones copied.
+// copy copies desc with its referrers refs (and theirs), then tags it:
+// blobs before the manifest that lists them, the manifest before its
+// referrers, the tag last. A failure anywhere leaves no tag pointing at
+// missing content. Network failures are retried with backoff; each
+// attempt skips what the previous ones copied.
 // The mirror's vetted attestation att, when set, is attached before the
 // tag, so that no client requiring it ever sees the tag without it.
-func (r *runner) copy(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, att *registry.Referrer) error {
+// It returns how many referrers of referrers it left out (see copyGraph).
+func (r *runner) copy(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, att *registry.Referrer) (int, error) {
 	retries := r.opts.Retries
 	if retries == 0 {
 		retries = 3
 	}
 	wait := 200 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		err := r.copyOnce(ctx, src, dst, desc, tag, refs, att)
+		left, err := r.copyOnce(ctx, src, dst, desc, tag, refs, att)
 		if err == nil || !errors.Is(err, registry.ErrNetwork) {
-			return err
+			return left, err
 		}
 		if attempt >= retries || !failedUpload(err) {
 			r.down.CompareAndSwap(nil, &err)
-			return err
+			return left, err
 		}
 		select {
 		case <-ctx.Done():
-			return err
+			return left, err
 		case <-time.After(wait):
 		}
 		wait *= 2
 	}
 }
 
-func (r *runner) copyOnce(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, att *registry.Referrer) error {
+func (r *runner) copyOnce(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, att *registry.Referrer) (int, error) {
 	opts := r.copyOptions()
-	if err := copyGraph(ctx, src, dst, desc, opts); err != nil {
-		return fmt.Errorf("copy %s: %w", desc.Digest, registry.Classify(err))
+	left, err := copyGraph(ctx, src, dst, desc, refs, opts)
+	if err != nil {
+		return left, fmt.Errorf("copy %s: %w", desc.Digest, registry.Classify(err))
 	}
 	// A referrer pushed by an earlier run whose referrers-index update
 	// failed exists but is not listed: push it again to list it.
 	missing, err := missingReferrers(ctx, dst, desc, refs)
 	if err != nil {
-		return err
+		return left, err
 	}
 	for _, m := range missing {
 		if err := repush(ctx, src, dst, m); err != nil {
-			return fmt.Errorf("copy referrer %s: %w", m.Digest, registry.Classify(err))
+			return left, fmt.Errorf("copy referrer %s: %w", m.Digest, registry.Classify(err))
 		}
 	}
 	if att != nil {
@@ -502,7 +518,7 @@ func (r *runner) copyOnce(ctx context.Context, src, dst registry.Target, desc oc
 		// referrer, so a retry pushes nothing twice.
 		m, err := registry.AttachTo(ctx, dst, desc.Digest.String(), *att)
 		if err != nil {
-			return fmt.Errorf("attach the vetted attestation: %w", err)
+			return left, fmt.Errorf("attach the vetted attestation: %w", err)
 		}
 		if _, again := r.attached.LoadOrStore(m.Digest, true); !again {
 			r.blobs.Add(1)
@@ -511,9 +527,9 @@ func (r *runner) copyOnce(ctx context.Context, src, dst registry.Target, desc oc
 		}
 	}
 	if err := dst.Tag(ctx, desc, tag); err != nil {
-		return fmt.Errorf("tag %s: %w", tag, registry.Classify(err))
+		return left, fmt.Errorf("tag %s: %w", tag, registry.Classify(err))
 	}
-	return nil
+	return left, nil
 }
 
 // failedUpload reports whether err is an upload that failed: the HTTP
