@@ -3,6 +3,7 @@ package command
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/skillpm/skillpm/skill"
@@ -27,7 +28,8 @@ func TermLine(s string) string { return termEscape(s, true) }
 func TermText(s string) string { return termEscape(s, false) }
 
 // ciText keeps multi-line text from giving commands to a CI runner: on
-// GitHub Actions a log line that starts (after blanks) with "::" is a
+// GitHub Actions a log line that starts (after blanks: the runner trims
+// every Unicode one, a no-break space too) with "::" is a
 // workflow command (::add-mask::, ::stop-commands::, ::error::), and
 // "##[" anywhere in a line is one of the older form. An error message
 // quoting a registry's or a git server's words could otherwise print
@@ -40,7 +42,7 @@ func ciText(s string) string {
 	s = strings.ReplaceAll(s, "##[", `#\x23[`)
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		rest := strings.TrimLeft(l, " \t")
+		rest := strings.TrimLeftFunc(l, unicode.IsSpace)
 		if strings.HasPrefix(rest, "::") {
 			lines[i] = l[:len(l)-len(rest)] + `\x3a` + rest[1:]
 		}

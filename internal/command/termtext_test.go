@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestTermEscape(t *testing.T) {
@@ -65,5 +66,20 @@ func TestReportGivesCINoCommands(t *testing.T) {
 	}
 	if got := ciText("error: plain\nsecond line"); got != "error: plain\nsecond line" {
 		t.Errorf("ciText changed plain text: %q", got)
+	}
+}
+
+// The runner trims every Unicode blank (.NET's TrimStart) before it
+// looks for "::", not only spaces and tabs: a line led by a no-break or
+// ideographic space is a workflow command too.
+func TestReportGivesCINoCommandsAfterUnicodeBlanks(t *testing.T) {
+	for _, blank := range []string{"\u00a0", "\u2003", "\u3000", "\u1680", "\u205f", " \u00a0\t"} {
+		var stderr strings.Builder
+		Report(&Env{Stderr: &stderr}, errors.New("pull r: denied: nope\n"+blank+"::add-mask::x"))
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if strings.HasPrefix(strings.TrimLeftFunc(l, unicode.IsSpace), "::") {
+				t.Errorf("report line %q is a CI command", l)
+			}
+		}
 	}
 }
