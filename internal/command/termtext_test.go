@@ -83,3 +83,33 @@ func TestReportGivesCINoCommandsAfterUnicodeBlanks(t *testing.T) {
 		}
 	}
 }
+
+// Every escaped text gives a CI runner no command, not only Report's:
+// progress lines (Logf), warnings, sync reports, verify problems and
+// table cells quote registries and skills too, and a cell can start its
+// line.
+func TestTermEscapeGivesCINoCommands(t *testing.T) {
+	isCommand := func(out string) bool {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimLeftFunc(l, unicode.IsSpace), "::") || strings.Contains(l, "##[") {
+				return true
+			}
+		}
+		return false
+	}
+	in := "::warning::pwned\n\u00a0::add-mask::x\nremote: ##[error]fake"
+	if got := TermText(in); isCommand(got) {
+		t.Errorf("TermText(%q) = %q, a CI command", in, got)
+	}
+	if got := TermLine(in); isCommand(got) {
+		t.Errorf("TermLine(%q) = %q, a CI command", in, got)
+	}
+	var b strings.Builder
+	(&Env{Stderr: &b}).Logf("pull %s", "r: denied\n::stop-commands::tok")
+	if isCommand(b.String()) {
+		t.Errorf("Logf wrote %q, a CI command", b.String())
+	}
+	if got := TermText("std::vector and a::b"); got != "std::vector and a::b" {
+		t.Errorf("TermText changed %q", got)
+	}
+}
