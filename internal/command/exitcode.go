@@ -155,17 +155,28 @@ func LightHint(err error) string {
 
 // DiskHint says what to do about a local file system that refused a
 // write, full (ENOSPC), over quota (EDQUOT) or read-only (EROFS), naming
-// the nearest existing folder of the path written; "" for any other
-// error. The exit code of such
-// an error is ExitError, an environment problem.
+// the nearest existing folder of the path written (a rename's or link's
+// new name); "" for any other error. The exit code of such an error is
+// ExitError, an environment problem.
 func DiskHint(err error) string {
-	var pe *fs.PathError
-	if !errors.As(err, &pe) {
+	if !errors.Is(err, syscall.ENOSPC) && !errors.Is(err, syscall.EDQUOT) && !errors.Is(err, syscall.EROFS) {
+		return ""
+	}
+	var (
+		pe  *fs.PathError
+		le  *os.LinkError
+		dir string
+	)
+	switch {
+	case errors.As(err, &pe):
+		dir = pe.Path
+	case errors.As(err, &le):
+		dir = le.New
+	default:
 		return ""
 	}
 	// The nearest folder that still exists: the file, or the staging
 	// folder it was written in, is gone by now.
-	dir := pe.Path
 	for {
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 			break
