@@ -1,6 +1,7 @@
 package command
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -268,9 +269,26 @@ type SilentError struct{ Code int }
 
 func (e *SilentError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
-// WriteJSON writes v as indented JSON.
+// WriteJSON writes v as indented JSON. A "##[" in a string, which a
+// GitHub Actions runner reads as a workflow command anywhere in a line
+// (see ciText), is written "#\u0023[": the same string to a JSON reader.
+// No line of indented JSON starts with "::".
 func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(ciJSON(b.Bytes()))
+	return err
+}
+
+// ciJSON writes each "##[" of the JSON b (only a string can hold one)
+// as "#\u0023[", which a CI runner does not read as a command.
+func ciJSON(b []byte) []byte {
+	if !bytes.Contains(b, []byte("##[")) {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte("##["), []byte(`#\u0023[`))
 }

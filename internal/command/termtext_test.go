@@ -1,6 +1,7 @@
 package command
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -111,5 +112,23 @@ func TestTermEscapeGivesCINoCommands(t *testing.T) {
 	}
 	if got := TermText("std::vector and a::b"); got != "std::vector and a::b" {
 		t.Errorf("TermText changed %q", got)
+	}
+}
+
+// --json output quotes registries and skills too, and GitHub Actions
+// reads "##[" anywhere in a line, inside a JSON string as well: it is
+// written as "#\u0023[", the same string to a JSON reader.
+func TestWriteJSONGivesCINoCommands(t *testing.T) {
+	want := map[string]string{"message": "denied ##[stop-commands]tok\n::add-mask::x"}
+	var b strings.Builder
+	if err := WriteJSON(&b, want); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "##[") {
+		t.Errorf("WriteJSON wrote %q, a CI command", b.String())
+	}
+	var got map[string]string
+	if err := json.Unmarshal([]byte(b.String()), &got); err != nil || got["message"] != want["message"] {
+		t.Errorf("WriteJSON wrote %q, which reads back as %q, %v; want %q", b.String(), got["message"], err, want["message"])
 	}
 }
