@@ -116,16 +116,22 @@ func keepReferrers(refs []ocispec.Descriptor, limit int) (kept []ocispec.Descrip
 // copyGraph copies desc, what it lists, its referrers refs (as
 // keepReferrers selected them) and theirs, at most maxReferrersCopied of
 // those at all deeper levels together, skipping whatever dst already
-// has. It returns how many deeper referrers it left out. oras-go pushes
-// every node after its successors, so a referrer is pushed after its
-// subject.
-func copyGraph(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, refs []ocispec.Descriptor, opts oras.CopyGraphOptions) (int, error) {
-	budget, left := maxReferrersCopied, 0
+// has. A manifest listed as a referrer of a node but naming another node
+// as its subject is left out (ownReferrers). It returns the referrers of
+// desc it copied and how many referrers it left out, at any level.
+// oras-go pushes every node after its successors, so a referrer is
+// pushed after its subject.
+func copyGraph(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, refs []ocispec.Descriptor, opts oras.CopyGraphOptions) ([]ocispec.Descriptor, int, error) {
+	roots, left, err := ownReferrers(ctx, src, desc, refs)
+	if err != nil {
+		return nil, 0, err
+	}
+	budget := maxReferrersCopied
 	seen := map[string]bool{} // deeper referrers already counted
 	// oras-go walks the referrers from one goroutine, before copying.
 	find := func(ctx context.Context, _ content.ReadOnlyGraphStorage, d ocispec.Descriptor) ([]ocispec.Descriptor, error) {
 		if d.Digest == desc.Digest {
-			return refs, nil
+			return roots, nil
 		}
 		preds, err := referrers(ctx, src, d)
 		if err != nil {
@@ -139,11 +145,40 @@ func copyGraph(ctx context.Context, src, dst registry.Target, desc ocispec.Descr
 			}
 		}
 		kept, n := keepReferrers(fresh, budget)
-		budget, left = budget-len(kept), left+n
-		return kept, nil
+		own, foreign, err := ownReferrers(ctx, src, d, kept)
+		if err != nil {
+			return nil, err
+		}
+		budget, left = budget-len(own), left+n+foreign
+		return own, nil
 	}
-	err := oras.ExtendedCopyGraph(ctx, src, rewindable{dst}, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: opts, FindPredecessors: find})
-	return left, err
+	err = oras.ExtendedCopyGraph(ctx, src, rewindable{dst}, desc, oras.ExtendedCopyGraphOptions{CopyGraphOptions: opts, FindPredecessors: find})
+	return roots, left, err
+}
+
+// ownReferrers returns those of refs, listed by src as referrers of d,
+// whose manifests name d as their subject, and how many do not. The
+// listing is the registry's word; the subject is what the mirror indexes
+// a referrer by, so a manifest of another subject copied as d's would
+// land among that node's referrers, past the bounds sync keeps there.
+func ownReferrers(ctx context.Context, src registry.Target, d ocispec.Descriptor, refs []ocispec.Descriptor) ([]ocispec.Descriptor, int, error) {
+	var own []ocispec.Descriptor
+	for _, r := range refs {
+		if r.Size <= 0 || r.Size > maxReferrer {
+			continue
+		}
+		data, err := content.FetchAll(ctx, src, r)
+		if err != nil {
+			return nil, 0, fmt.Errorf("read referrer %s: %w", r.Digest, err)
+		}
+		var m struct {
+			Subject *ocispec.Descriptor `json:"subject"`
+		}
+		if json.Unmarshal(data, &m) == nil && m.Subject != nil && m.Subject.Digest == d.Digest {
+			own = append(own, r)
+		}
+	}
+	return own, len(refs) - len(own), nil
 }
 
 // maxBuffered bounds the blobs rewindable reads into memory.

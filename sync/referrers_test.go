@@ -1,6 +1,7 @@
 package sync
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -191,4 +192,79 @@ func digests(ds []ocispec.Descriptor) []digest.Digest {
 		out = append(out, d.Digest)
 	}
 	return out
+}
+
+// lyingTarget lists, as the referrers of a node, what lies maps it to.
+type lyingTarget struct {
+	registry.Target
+	lies map[digest.Digest][]ocispec.Descriptor
+}
+
+func (l lyingTarget) Predecessors(ctx context.Context, d ocispec.Descriptor) ([]ocispec.Descriptor, error) {
+	if ds, ok := l.lies[d.Digest]; ok {
+		return ds, nil
+	}
+	return l.Target.Predecessors(ctx, d)
+}
+
+// A registry's listing of a node's referrers is its word only: a
+// manifest listed under a signature (or under the version) whose subject
+// is another node is not copied, for the mirror would list it among that
+// node's referrers, past the bound of the version's own (and, run after
+// run, past the rule that a full list gets no more), where it could push
+// the mirror's vetted attestation out of what clients read.
+func TestCopyGraphSkipsReferrersOfAnotherSubject(t *testing.T) {
+	const junk = "application/vnd.example.junk"
+	c := registry.NewClient(registry.Options{})
+	up, mirror := t.TempDir(), t.TempDir()
+	d := publish(t, c, up, "pdf", "1.0.0", "license: MIT\n", false)
+	other := publish(t, c, up, "pdf", "2.0.0", "license: MIT\n", false)
+	sig := sign(t, c, up, "pdf", d)
+	flood(t, c, up, "pdf", d, junk, 5)
+	flood(t, c, up, "pdf", other, junk+".other", 3)
+	upRef, _ := registry.ParseReference("oci:" + filepath.Join(up, "pdf"))
+	upT, err := c.Target(bg, upRef, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := referrers(bg, upT, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ofOther, err := referrers(bg, upT, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flooded []ocispec.Descriptor
+	for _, r := range all {
+		if r.Digest != sig.Digest {
+			flooded = append(flooded, r)
+		}
+	}
+	// Upstream says the version has the signature and the other
+	// version's three referrers, and that the signature has the five
+	// junk manifests (whose subject is the version).
+	src := lyingTarget{upT, map[digest.Digest][]ocispec.Descriptor{
+		d.Digest:   append([]ocispec.Descriptor{sig}, ofOther...),
+		sig.Digest: flooded,
+	}}
+	dstRef, _ := registry.ParseReference("oci:" + filepath.Join(mirror, "pdf"))
+	dst, err := c.Target(bg, dstRef, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs, _ := keepReferrers(append([]ocispec.Descriptor{sig}, ofOther...), maxReferrersCopied)
+	copied, left, err := copyGraph(bg, src, dst, d, refs, oras.CopyGraphOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(digests(copied), []digest.Digest{sig.Digest}) || left != len(flooded)+len(ofOther) {
+		t.Errorf("copyGraph copied %v as the version's referrers, left out %d; want the signature, %d", digests(copied), left, len(flooded)+len(ofOther))
+	}
+	if got := mirrorReferrers(t, c, mirror, "pdf", d); !slices.Equal(digests(got), []digest.Digest{sig.Digest}) {
+		t.Errorf("mirror referrers of the version: %v; want the signature only", digests(got))
+	}
+	if got := mirrorReferrers(t, c, mirror, "pdf", other); len(got) != 0 {
+		t.Errorf("mirror referrers of the other version: %v; want none", digests(got))
+	}
 }

@@ -52,7 +52,8 @@ type Item struct {
 	Referrers int `json:"referrers"`
 	// ReferrersLeftOut counts the upstream referrers not copied for
 	// being over that bound: the version's own that the mirror does not
-	// hold, and, when the run copied, referrers of referrers.
+	// hold, and, when the run copied, referrers of referrers and those
+	// listed under a node their manifest does not name as its subject.
 	ReferrersLeftOut int `json:"referrers_left_out,omitempty"`
 	// Signer is the verified signer identity, when signatures were
 	// vetted.

@@ -470,7 +470,7 @@ func (r *runner) vetVersion(ctx context.Context, src registry.Target, ref regist
 // attempt skips what the previous ones copied.
 // The mirror's vetted attestation att, when set, is attached before the
 // tag, so that no client requiring it ever sees the tag without it.
-// It returns how many referrers of referrers it left out (see copyGraph).
+// It returns how many referrers it left out of those (see copyGraph).
 func (r *runner) copy(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, att *registry.Referrer) (int, error) {
 	retries := r.opts.Retries
 	if retries == 0 {
@@ -497,7 +497,7 @@ func (r *runner) copy(ctx context.Context, src, dst registry.Target, desc ocispe
 
 func (r *runner) copyOnce(ctx context.Context, src, dst registry.Target, desc ocispec.Descriptor, tag string, refs []ocispec.Descriptor, att *registry.Referrer) (int, error) {
 	opts := r.copyOptions()
-	left, err := copyGraph(ctx, src, dst, desc, refs, opts)
+	refs, left, err := copyGraph(ctx, src, dst, desc, refs, opts)
 	if err != nil {
 		return left, fmt.Errorf("copy %s: %w", desc.Digest, registry.Classify(err))
 	}

@@ -39,7 +39,8 @@ func printAuditFindings(e *command.Env, rep *audit.Report, min audit.Severity) {
 		if f.Match != "" {
 			msg += ": " + f.Match
 		}
-		fmt.Fprintf(e.Stderr, "%s %s [%s] %s\n", e.PaintErr("audit:"), f.Severity, f.Rule, strings.TrimSpace(location(rep, f)+": "+msg))
+		// The file names and the matched text are the skill's.
+		fmt.Fprintf(e.Stderr, "%s %s [%s] %s\n", e.PaintErr("audit:"), f.Severity, f.Rule, command.TermLine(strings.TrimSpace(location(rep, f)+": "+msg)))
 	}
 }
 

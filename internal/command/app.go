@@ -306,9 +306,9 @@ func Report(e *Env, err error) int {
 		WriteJSON(e.Stderr, map[string]any{"error": map[string]any{"message": msg, "hint": hint, "exitCode": code}})
 		return code
 	}
-	fmt.Fprintf(e.Stderr, "%s %s\n", e.PaintErr("error:"), ciText(TermText(msg)))
+	fmt.Fprintf(e.Stderr, "%s %s\n", e.PaintErr("error:"), TermText(msg))
 	if hint != "" {
-		fmt.Fprintf(e.Stderr, "  %s\n", ciText(TermText(hint)))
+		fmt.Fprintf(e.Stderr, "  %s\n", TermText(hint))
 	}
 	return code
 }

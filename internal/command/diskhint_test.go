@@ -27,6 +27,9 @@ func TestDiskHint(t *testing.T) {
 		{fmt.Errorf("copy: %w", &fs.PathError{Op: "write", Path: gone, Err: syscall.ENOSPC}), "holding " + dir + " is full", "free space"},
 		{&fs.PathError{Op: "git write in", Path: dir, Err: syscall.EDQUOT}, "holding " + dir + " is full", "free space"},
 		{&fs.PathError{Op: "mkdir", Path: filepath.Join(dir, "x"), Err: syscall.EROFS}, "holding " + dir + " is read-only", "SKILLPM_HOME"},
+		// A rename into the cache on a full disk (a new directory block).
+		{fmt.Errorf("commit: %w", &os.LinkError{Op: "rename", Old: file, New: filepath.Join(blobs, "sha256-x"), Err: syscall.ENOSPC}), "holding " + blobs + " is full", "free space"},
+		{&os.LinkError{Op: "link", Old: file, New: filepath.Join(blobs, "y"), Err: syscall.EEXIST}, "", ""},
 		{&fs.PathError{Op: "open", Path: file, Err: syscall.EACCES}, "", ""},
 		{fmt.Errorf("copy: %w", syscall.ENOSPC), "", ""}, // no path to name
 		{errors.New("no space left on device"), "", ""},

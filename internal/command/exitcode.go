@@ -1,6 +1,7 @@
 package command
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -155,17 +156,28 @@ func LightHint(err error) string {
 
 // DiskHint says what to do about a local file system that refused a
 // write, full (ENOSPC), over quota (EDQUOT) or read-only (EROFS), naming
-// the nearest existing folder of the path written; "" for any other
-// error. The exit code of such
-// an error is ExitError, an environment problem.
+// the nearest existing folder of the path written (a rename's or link's
+// new name); "" for any other error. The exit code of such an error is
+// ExitError, an environment problem.
 func DiskHint(err error) string {
-	var pe *fs.PathError
-	if !errors.As(err, &pe) {
+	if !errors.Is(err, syscall.ENOSPC) && !errors.Is(err, syscall.EDQUOT) && !errors.Is(err, syscall.EROFS) {
+		return ""
+	}
+	var (
+		pe  *fs.PathError
+		le  *os.LinkError
+		dir string
+	)
+	switch {
+	case errors.As(err, &pe):
+		dir = pe.Path
+	case errors.As(err, &le):
+		dir = le.New
+	default:
 		return ""
 	}
 	// The nearest folder that still exists: the file, or the staging
 	// folder it was written in, is gone by now.
-	dir := pe.Path
 	for {
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 			break
@@ -257,9 +269,26 @@ type SilentError struct{ Code int }
 
 func (e *SilentError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
-// WriteJSON writes v as indented JSON.
+// WriteJSON writes v as indented JSON. A "##[" in a string, which a
+// GitHub Actions runner reads as a workflow command anywhere in a line
+// (see ciText), is written "#\u0023[": the same string to a JSON reader.
+// No line of indented JSON starts with "::".
 func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(ciJSON(b.Bytes()))
+	return err
+}
+
+// ciJSON writes each "##[" of the JSON b (only a string can hold one)
+// as "#\u0023[", which a CI runner does not read as a command.
+func ciJSON(b []byte) []byte {
+	if !bytes.Contains(b, []byte("##[")) {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte("##["), []byte(`#\u0023[`))
 }

@@ -140,6 +140,9 @@ func CheckFront(stderr io.Writer) {
 	}
 }
 
+// maxBuildID bounds the front's build ID a warning quotes.
+const maxBuildID = 128
+
 // frontMismatch is CheckFront's warning for a front of build front and
 // this program of build full; "" when they are the same build.
 func frontMismatch(front, full string) string {
@@ -150,5 +153,9 @@ func frontMismatch(front, full string) string {
 	if exe, err := os.Executable(); err == nil {
 		self += " (" + exe + ")"
 	}
-	return fmt.Sprintf("skillpm: warning: %s is build %s, but the skillpm that handed it this command is build %s; install the programs together (go install ./cmd/... puts skillpm, skillpm-full and skillpm-sigstore side by side)", self, full, front)
+	// The variable is the environment's word: a build ID is short.
+	if len(front) > maxBuildID {
+		front = front[:maxBuildID] + "..."
+	}
+	return fmt.Sprintf("skillpm: warning: %s is build %s, but the skillpm that handed it this command is build %s; install the programs together (go install ./cmd/... puts skillpm, skillpm-full and skillpm-sigstore side by side)", TermLine(self), full, TermLine(front))
 }

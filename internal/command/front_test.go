@@ -86,3 +86,16 @@ func TestFrontMismatch(t *testing.T) {
 		t.Errorf("warning %q is more than one line", msg)
 	}
 }
+
+// The variable is whatever the environment holds (a user can set it, or
+// a script that copies an environment): the warning quotes it escaped,
+// on one line, and not at any length.
+func TestFrontMismatchQuotesTheVariableEscaped(t *testing.T) {
+	msg := frontMismatch("v1\x1b[2J\n::warning::x"+strings.Repeat("y", 10000), "dev@0123456789ab")
+	if strings.ContainsAny(msg, "\x1b\n") || strings.Contains(msg, "\n::") {
+		t.Errorf("warning %q quotes the variable unescaped", msg)
+	}
+	if len(msg) > 1000 {
+		t.Errorf("warning is %d bytes long; want the variable cut", len(msg))
+	}
+}

@@ -3,6 +3,7 @@ package command
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/skillpm/skillpm/skill"
@@ -20,19 +21,23 @@ import (
 
 // TermLine escapes s for a single-line field or a table cell: newlines
 // and tabs are escaped too, so one field cannot start a line of its own.
-func TermLine(s string) string { return termEscape(s, true) }
+// Nor can it give a CI runner a command (ciText).
+func TermLine(s string) string { return ciText(termEscape(s, true)) }
 
 // TermText escapes s for multi-line text (messages, prompts): newlines
-// and tabs are kept.
-func TermText(s string) string { return termEscape(s, false) }
+// and tabs are kept, and no line gives a CI runner a command (ciText).
+func TermText(s string) string { return ciText(termEscape(s, false)) }
 
-// ciText keeps multi-line text from giving commands to a CI runner: on
-// GitHub Actions a log line that starts (after blanks) with "::" is a
+// ciText keeps text from giving commands to a CI runner: on
+// GitHub Actions a log line that starts (after blanks: the runner trims
+// every Unicode one, a no-break space too) with "::" is a
 // workflow command (::add-mask::, ::stop-commands::, ::error::), and
 // "##[" anywhere in a line is one of the older form. An error message
-// quoting a registry's or a git server's words could otherwise print
-// one; the first colon or hash of such a command is written as a Go
-// escape (\x3a, \x23), as TermText writes controls.
+// quoting a registry's or a git server's words, a progress line or a
+// table cell quoting a skill could otherwise print one; the first colon
+// or hash of such a command is written as a Go escape (\x3a, \x23), as
+// controls are. A table cell that starts with "::" is escaped too,
+// wherever it lands in its line.
 func ciText(s string) string {
 	if !strings.Contains(s, "::") && !strings.Contains(s, "##[") {
 		return s
@@ -40,7 +45,7 @@ func ciText(s string) string {
 	s = strings.ReplaceAll(s, "##[", `#\x23[`)
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		rest := strings.TrimLeft(l, " \t")
+		rest := strings.TrimLeftFunc(l, unicode.IsSpace)
 		if strings.HasPrefix(rest, "::") {
 			lines[i] = l[:len(l)-len(rest)] + `\x3a` + rest[1:]
 		}

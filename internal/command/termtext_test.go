@@ -1,9 +1,11 @@
 package command
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestTermEscape(t *testing.T) {
@@ -65,5 +67,68 @@ func TestReportGivesCINoCommands(t *testing.T) {
 	}
 	if got := ciText("error: plain\nsecond line"); got != "error: plain\nsecond line" {
 		t.Errorf("ciText changed plain text: %q", got)
+	}
+}
+
+// The runner trims every Unicode blank (.NET's TrimStart) before it
+// looks for "::", not only spaces and tabs: a line led by a no-break or
+// ideographic space is a workflow command too.
+func TestReportGivesCINoCommandsAfterUnicodeBlanks(t *testing.T) {
+	for _, blank := range []string{"\u00a0", "\u2003", "\u3000", "\u1680", "\u205f", " \u00a0\t"} {
+		var stderr strings.Builder
+		Report(&Env{Stderr: &stderr}, errors.New("pull r: denied: nope\n"+blank+"::add-mask::x"))
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if strings.HasPrefix(strings.TrimLeftFunc(l, unicode.IsSpace), "::") {
+				t.Errorf("report line %q is a CI command", l)
+			}
+		}
+	}
+}
+
+// Every escaped text gives a CI runner no command, not only Report's:
+// progress lines (Logf), warnings, sync reports, verify problems and
+// table cells quote registries and skills too, and a cell can start its
+// line.
+func TestTermEscapeGivesCINoCommands(t *testing.T) {
+	isCommand := func(out string) bool {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimLeftFunc(l, unicode.IsSpace), "::") || strings.Contains(l, "##[") {
+				return true
+			}
+		}
+		return false
+	}
+	in := "::warning::pwned\n\u00a0::add-mask::x\nremote: ##[error]fake"
+	if got := TermText(in); isCommand(got) {
+		t.Errorf("TermText(%q) = %q, a CI command", in, got)
+	}
+	if got := TermLine(in); isCommand(got) {
+		t.Errorf("TermLine(%q) = %q, a CI command", in, got)
+	}
+	var b strings.Builder
+	(&Env{Stderr: &b}).Logf("pull %s", "r: denied\n::stop-commands::tok")
+	if isCommand(b.String()) {
+		t.Errorf("Logf wrote %q, a CI command", b.String())
+	}
+	if got := TermText("std::vector and a::b"); got != "std::vector and a::b" {
+		t.Errorf("TermText changed %q", got)
+	}
+}
+
+// --json output quotes registries and skills too, and GitHub Actions
+// reads "##[" anywhere in a line, inside a JSON string as well: it is
+// written as "#\u0023[", the same string to a JSON reader.
+func TestWriteJSONGivesCINoCommands(t *testing.T) {
+	want := map[string]string{"message": "denied ##[stop-commands]tok\n::add-mask::x"}
+	var b strings.Builder
+	if err := WriteJSON(&b, want); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "##[") {
+		t.Errorf("WriteJSON wrote %q, a CI command", b.String())
+	}
+	var got map[string]string
+	if err := json.Unmarshal([]byte(b.String()), &got); err != nil || got["message"] != want["message"] {
+		t.Errorf("WriteJSON wrote %q, which reads back as %q, %v; want %q", b.String(), got["message"], err, want["message"])
 	}
 }

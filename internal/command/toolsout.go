@@ -47,7 +47,7 @@ func streamToolsJSON(w io.Writer, cat *agent.Catalog, mode sandbox.Mode) error {
 			return err
 		}
 		bw.WriteString(s)
-		_, err = bw.Write(b)
+		_, err = bw.Write(ciJSON(b))
 		return err
 	}
 	if err := put("{\n  \"conflicts\": ", conflicts, "  "); err != nil {
@@ -86,7 +86,7 @@ func streamToolsJSON(w io.Writer, cat *agent.Catalog, mode sandbox.Mode) error {
 		} else {
 			bw.WriteString(",\n    ")
 		}
-		bw.Write(tool)
+		bw.Write(ciJSON(tool))
 	}
 	if len(cat.Tools) > 0 {
 		bw.WriteString("\n  ")

@@ -73,6 +73,9 @@ func TestStreamToolsJSONBytes(t *testing.T) {
 		"conflicts": agent.New([]*agent.Skill{a, b}),
 		"problems":  withProblem,
 		"escapes":   agent.New([]*agent.Skill{a, odd}),
+		// A CI runner's command in a description and a schema.
+		"ci": agent.New([]*agent.Skill{{Name: "ci", Dir: "/p/skills/ci", Location: "/p/skills/ci/SKILL.md", Scope: install.ScopeProject, Root: "skills",
+			Tools: []skill.Tool{{Name: "t", Description: "x ##[stop-commands]tok", InputSchema: json.RawMessage(`{"description":"###[add-mask]y"}`)}}}}),
 	}
 	for name, cat := range cases {
 		for _, mode := range []sandbox.Mode{sandbox.Off, sandbox.Default} {
@@ -85,6 +88,9 @@ func TestStreamToolsJSONBytes(t *testing.T) {
 			}
 			if got.String() != want.String() {
 				t.Errorf("%s, %s: streamed output differs\ngot:\n%s\nwant:\n%s", name, mode, got.String(), want.String())
+			}
+			if bytes.Contains(got.Bytes(), []byte("##[")) {
+				t.Errorf("%s, %s: output holds a CI command:\n%s", name, mode, got.String())
 			}
 		}
 	}

@@ -94,10 +94,10 @@ func (c *Client) runEnv(ctx context.Context, dir string, env []string, args ...s
 func classify(dir, msg string) error {
 	low := strings.ToLower(msg)
 	switch {
-	case strings.Contains(low, "no space left on device"):
+	case localLine(low, "no space left on device"):
 		// The machine's failure, not the repository's.
 		return fmt.Errorf("%s: %w", msg, &fs.PathError{Op: "git write in", Path: dir, Err: syscall.ENOSPC})
-	case strings.Contains(low, "disk quota exceeded"):
+	case localLine(low, "disk quota exceeded"):
 		return fmt.Errorf("%s: %w", msg, &fs.PathError{Op: "git write in", Path: dir, Err: syscall.EDQUOT})
 	case strings.Contains(low, "could not read username"), strings.Contains(low, "could not read password"),
 		strings.Contains(low, "authentication failed"), strings.Contains(low, "permission denied (publickey"),
@@ -108,6 +108,22 @@ func classify(dir, msg string) error {
 		return fmt.Errorf("repository %w: %s", ErrNotFound, msg)
 	}
 	return fmt.Errorf("%w: %s", ErrFailed, msg)
+}
+
+// localLine reports whether a line of git's lower-cased message low
+// that git wrote of its own holds s: not one it relays from the server
+// ("remote: ...", "fatal: remote error: ..."), whose full disk is the
+// server's failure, and whose words the server chooses.
+func localLine(low, s string) bool {
+	// Progress lines end in carriage returns, a line of git's own can
+	// follow one.
+	for _, l := range strings.FieldsFunc(low, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		l = strings.TrimSpace(l)
+		if strings.Contains(l, s) && !strings.HasPrefix(l, "remote:") && !strings.Contains(l, "remote error:") {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Client) startError(err error) error {

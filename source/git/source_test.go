@@ -164,3 +164,20 @@ func TestKindExportRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A git server's own full disk, in the lines git relays from it, is no
+// full disk here: it stays the repository's failure, with no hint to
+// free local space (a hostile server could print it at will).
+func TestClassifyRemoteFullDisk(t *testing.T) {
+	for _, msg := range []string{
+		"remote: fatal: write error: No space left on device\nfatal: the remote end hung up unexpectedly",
+		"remote: error: Disk quota exceeded\nerror: failed to push some refs",
+		"fatal: remote error: upload-pack: No space left on device",
+	} {
+		err := classify("/cache/git/r", msg)
+		var pe *fs.PathError
+		if errors.As(err, &pe) || !errors.Is(err, ErrFailed) {
+			t.Errorf("classify(%q) = %v; want ErrFailed, no local file error", msg, err)
+		}
+	}
+}
