@@ -69,3 +69,30 @@ func BenchmarkValidateInput(b *testing.B) {
 		}
 	})
 }
+
+// The cache stays within its bounds: a schema over maxCachedSchema is
+// compiled for its call only, and the entries and source bytes kept
+// never pass maxCompiled and maxCompiledBytes.
+func TestCompileSchemaBounded(t *testing.T) {
+	big := []byte(`{"type":"object","description":"` + strings.Repeat("x", maxCachedSchema) + `"}`)
+	a, err := compileSchema(schemaURL, "input", big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := compileSchema(schemaURL, "input", big); a == b {
+		t.Error("a schema over maxCachedSchema was remembered")
+	}
+	pad := strings.Repeat("y", maxCompiledBytes/maxCompiled)
+	for i := range maxCompiled + 10 {
+		s := []byte(fmt.Sprintf(`{"type":"object","description":%q,"maxProperties":%d}`, pad, i))
+		if _, err := compileSchema(schemaURL, "input", s); err != nil {
+			t.Fatal(err)
+		}
+		compiled.Lock()
+		n, size := len(compiled.m), compiled.bytes
+		compiled.Unlock()
+		if n > maxCompiled || size > maxCompiledBytes {
+			t.Fatalf("after %d schemas the cache holds %d entries and %d bytes; bounds %d and %d", i+1, n, size, maxCompiled, maxCompiledBytes)
+		}
+	}
+}
