@@ -47,8 +47,13 @@ func Open(client *registry.Client, path, tmp string) (*Source, error) {
 		if s.Dir, err = filepath.EvalSymlinks(path); err != nil {
 			return nil, fmt.Errorf("bundle %s: %w", path, err)
 		}
-		if err := checkFolder(s.Dir, defaultTarLimits()); err != nil {
-			return nil, err
+		// As extractTar checks a tarball, before anything reads it:
+		// folders and regular files only (a blob that is a FIFO would
+		// hang the install, a link leads out of the bundle), no more
+		// entries than a tarball may hold. The client does not walk the
+		// folder again when it reads it.
+		if err := client.CheckLayout(s.Dir, defaultTarLimits().entries); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadBundle, err)
 		}
 	} else {
 		dir, err := os.MkdirTemp(tmp, "skillpm-bundle-")

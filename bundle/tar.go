@@ -189,29 +189,3 @@ func extractTar(file, dir string, lim tarLimits) error {
 		}
 	}
 }
-
-// checkFolder checks a bundle layout folder as extractTar checks a
-// tarball, before anything reads it: folders and regular files only (a
-// blob that is a FIFO would hang the install, a link leads out of the
-// bundle), and no more entries than lim allows. Names are not checked:
-// other OCI tools leave files of their own in a layout (oras an ingest
-// folder), and blobs are read by their digests.
-func checkFolder(dir string, lim tarLimits) error {
-	entries := 0
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrBadBundle, dir, err)
-		}
-		if p == dir {
-			return nil
-		}
-		if entries++; entries > lim.entries {
-			return fmt.Errorf("%w: %s: more than %d entries", ErrBadBundle, dir, lim.entries)
-		}
-		if !d.IsDir() && !d.Type().IsRegular() {
-			rel, _ := filepath.Rel(dir, p)
-			return fmt.Errorf("%w: %s: %s is not a regular file (%s)", ErrBadBundle, dir, filepath.ToSlash(rel), d.Type())
-		}
-		return nil
-	})
-}

@@ -93,7 +93,7 @@ func (c *Client) checkLayoutOnce(dir string) error {
 			return nil
 		}
 	}
-	if err := checkLayout(dir, c.limits.MaxManifestSize); err != nil {
+	if err := checkLayout(dir, maxLayoutEntries, c.limits.MaxManifestSize); err != nil {
 		return err
 	}
 	if c.checkedLayouts != nil {
