@@ -247,32 +247,29 @@ func (k *keyCost) max() int {
 // round. It returns how many entries it visited.
 func (k *keyCost) add(o *keyCost) int {
 	steps := len(o.members) + len(k.members) + len(o.items) + len(k.items) + len(o.anyKind)
-	for name, v := range o.members {
-		if _, ok := k.members[name]; !ok {
-			k.members[name] = k.anyKind['o']
-		}
-		k.members[name] = min(k.members[name]+v, MaxCost+1)
-	}
-	for name := range k.members {
-		if _, ok := o.members[name]; !ok {
-			k.members[name] = min(k.members[name]+o.anyKind['o'], MaxCost+1)
-		}
-	}
-	for i, v := range o.items {
-		if _, ok := k.items[i]; !ok {
-			k.items[i] = k.anyKind['a']
-		}
-		k.items[i] = min(k.items[i]+v, MaxCost+1)
-	}
-	for i := range k.items {
-		if _, ok := o.items[i]; !ok {
-			k.items[i] = min(k.items[i]+o.anyKind['a'], MaxCost+1)
-		}
-	}
+	addNamed(k.members, o.members, k.anyKind['o'], o.anyKind['o'])
+	addNamed(k.items, o.items, k.anyKind['a'], o.anyKind['a'])
 	for kind, v := range o.anyKind {
 		k.anyKind[kind] = min(k.anyKind[kind]+v, MaxCost+1)
 	}
 	return steps
+}
+
+// addNamed adds the children src names to those dst names: a child only
+// one side names also costs what the other applies to unnamed children
+// of its kind (dstAny, srcAny), capped past MaxCost.
+func addNamed[K comparable](dst, src map[K]int, dstAny, srcAny int) {
+	for name, v := range src {
+		if _, ok := dst[name]; !ok {
+			dst[name] = dstAny
+		}
+		dst[name] = min(dst[name]+v, MaxCost+1)
+	}
+	for name := range dst {
+		if _, ok := src[name]; !ok {
+			dst[name] = min(dst[name]+srcAny, MaxCost+1)
+		}
+	}
 }
 
 // keyCost returns the child costs of applying s, with this round's W of
