@@ -3,7 +3,6 @@
 package toolrun
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -155,15 +154,7 @@ func TestSandboxCannotReachSkillpm(t *testing.T) {
 	proxied := allowed
 	proxied.Outbound = []string{"example.test"}
 	for _, perms := range []sandbox.Permissions{{}, allowed, universal, proxied} {
-		opts, _ := confined(t, sandbox.Default)
-		res, err := runHostile(t, "scripts/h.py", hostProbe, perms, opts, input)
-		if err != nil {
-			t.Fatalf("%+v: %v, stderr %q", perms, err, res.Stderr)
-		}
-		var out struct{ Got []string }
-		if err := json.Unmarshal(res.Output, &out); err != nil {
-			t.Fatalf("%+v: %s: %v", perms, res.Output, err)
-		}
+		out := probe[struct{ Got []string }](t, "scripts/h.py", hostProbe, perms, input)
 		if len(out.Got) > 0 {
 			t.Errorf("%+v: the handler reached skillpm: %q; want nothing", perms, out.Got)
 		}

@@ -3,7 +3,6 @@
 package toolrun
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -97,14 +96,7 @@ export default async (args) => {
 // the calls' forms, but still can on its own output (never making it
 // set-user-ID), under every profile.
 func TestSandboxMetadataOutside(t *testing.T) {
-	outside := filepath.Join(t.TempDir(), "id_rsa")
-	if err := os.WriteFile(outside, []byte("PRIVATE KEY"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	before, err := os.Stat(outside)
-	if err != nil {
-		t.Fatal(err)
-	}
+	outside, before := privateFile(t)
 	allowed := universal
 	allowed.AllowSubprocess = true
 	proxied := allowed
@@ -116,22 +108,29 @@ func TestSandboxMetadataOutside(t *testing.T) {
 	}
 }
 
+// privateFile writes a file of the user's, 0600, outside what any run
+// may write, and returns its path and its state before the runs.
+func privateFile(t *testing.T) (string, os.FileInfo) {
+	t.Helper()
+	outside := filepath.Join(t.TempDir(), "id_rsa")
+	if err := os.WriteFile(outside, []byte("PRIVATE KEY"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return outside, before
+}
+
 // metadataRun runs one probe with perms and checks what it changed.
 func metadataRun(t *testing.T, entry, body string, perms sandbox.Permissions, outside string, before os.FileInfo) {
 	t.Helper()
-	opts, _ := confined(t, sandbox.Default)
-	res, err := runHostile(t, entry, body, perms, opts, fmt.Sprintf(`{"outside":%q}`, outside))
-	if err != nil {
-		t.Fatalf("%+v: %v, stderr %q", perms, err, res.Stderr)
-	}
-	var out struct {
+	out := probe[struct {
 		Got   []string
 		Mode  string
 		Mtime float64
-	}
-	if err := json.Unmarshal(res.Output, &out); err != nil {
-		t.Fatalf("%+v: %s: %v", perms, res.Output, err)
-	}
+	}](t, entry, body, perms, fmt.Sprintf(`{"outside":%q}`, outside))
 	if len(out.Got) > 0 {
 		t.Errorf("%+v: the handler changed %s outside its allowance: %q", perms, outside, out.Got)
 	}
@@ -166,14 +165,7 @@ func TestSandboxMetadataWithoutPidfdThread(t *testing.T) {
 	if err := refusePidfdThread(); err != nil {
 		t.Fatal(err)
 	}
-	outside := filepath.Join(t.TempDir(), "id_rsa")
-	if err := os.WriteFile(outside, []byte("PRIVATE KEY"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	before, err := os.Stat(outside)
-	if err != nil {
-		t.Fatal(err)
-	}
+	outside, before := privateFile(t)
 	proxied := universal
 	proxied.AllowSubprocess = true
 	proxied.Outbound = []string{"example.test"}
@@ -309,15 +301,7 @@ def handler(args):
 // of a file outside what it may write.
 func TestSandboxInodeFlagsOutside(t *testing.T) {
 	for _, perms := range []sandbox.Permissions{{}, universal} {
-		opts, _ := confined(t, sandbox.Default)
-		res, err := runHostile(t, "scripts/h.py", inodeFlagsProbe, perms, opts, "")
-		if err != nil {
-			t.Fatalf("%+v: %v, stderr %q", perms, err, res.Stderr)
-		}
-		var out struct{ Got []string }
-		if err := json.Unmarshal(res.Output, &out); err != nil {
-			t.Fatalf("%+v: %s: %v", perms, res.Output, err)
-		}
+		out := probe[struct{ Got []string }](t, "scripts/h.py", inodeFlagsProbe, perms, "")
 		if len(out.Got) > 0 {
 			t.Errorf("%+v: the handler changed the flags of its skill's file: %q", perms, out.Got)
 		}

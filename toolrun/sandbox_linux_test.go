@@ -59,6 +59,22 @@ func runHostile(t *testing.T, entry, body string, perms sandbox.Permissions, opt
 	return RunTool(context.Background(), Tool{Skill: "hostile", Dir: dir, Name: "h", Entrypoint: entry, Permissions: perms}, json.RawMessage(input), opts)
 }
 
+// probe runs a hostile handler with perms in the default profile, which
+// must succeed, and decodes its JSON output into a T.
+func probe[T any](t *testing.T, entry, body string, perms sandbox.Permissions, input string) T {
+	t.Helper()
+	opts, _ := confined(t, sandbox.Default)
+	res, err := runHostile(t, entry, body, perms, opts, input)
+	if err != nil {
+		t.Fatalf("%+v: %v, stderr %q", perms, err, res.Stderr)
+	}
+	var out T
+	if err := json.Unmarshal(res.Output, &out); err != nil {
+		t.Fatalf("%+v: %s: %v", perms, res.Output, err)
+	}
+	return out
+}
+
 func wantDenied(t *testing.T, res *Result, err error, what string) {
 	t.Helper()
 	if kindOf(t, err) != PermissionDenied {
