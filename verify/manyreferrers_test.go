@@ -86,14 +86,7 @@ func TestFetchManyReferrers(t *testing.T) {
 		{"few large", 40, maxBundle, maxReferrerBytes/maxBundle + 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFloodRegistry(tc.n, tc.size)
-			srv := httptest.NewServer(f)
-			defer srv.Close()
-			c := registry.NewClient(registry.Options{PlainHTTP: true})
-			ref, err := registry.ParseReference(strings.TrimPrefix(srv.URL, "http://") + "/skills/pdf@" + digest.FromString("subject").String())
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, c, ref := serveFlood(t, tc.n, tc.size)
 			envs, err := Fetch(context.Background(), c, ref)
 			if err != nil {
 				t.Fatal(err)
@@ -132,14 +125,7 @@ func TestFetchManyReferrers(t *testing.T) {
 
 // inspect describes no more bundles than a check reads.
 func TestDescribeManyReferrers(t *testing.T) {
-	f := newFloodRegistry(500, 100)
-	srv := httptest.NewServer(f)
-	defer srv.Close()
-	c := registry.NewClient(registry.Options{PlainHTTP: true})
-	ref, err := registry.ParseReference(strings.TrimPrefix(srv.URL, "http://") + "/skills/pdf@" + digest.FromString("subject").String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, c, ref := serveFlood(t, 500, 100)
 	descs, err := c.Referrers(context.Background(), ref, "")
 	if err != nil {
 		t.Fatal(err)
@@ -149,4 +135,18 @@ func TestDescribeManyReferrers(t *testing.T) {
 	if got := f.fetched.Load(); got > maxReferrers {
 		t.Errorf("referrer manifests fetched = %d; want at most %d", got, maxReferrers)
 	}
+}
+
+// serveFlood serves a flood registry of n referrers of size bytes for
+// the test's length, and returns it, a client and the flooded subject.
+func serveFlood(t *testing.T, n, size int) (*floodRegistry, *registry.Client, registry.Reference) {
+	t.Helper()
+	f := newFloodRegistry(n, size)
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	ref, err := registry.ParseReference(strings.TrimPrefix(srv.URL, "http://") + "/skills/pdf@" + digest.FromString("subject").String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, registry.NewClient(registry.Options{PlainHTTP: true}), ref
 }
