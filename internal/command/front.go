@@ -86,15 +86,11 @@ const FrontBuildEnv = "SKILLPM_FRONT_BUILD"
 // uncommitted changes ("dev@0123456789ab+modified"). The programs of one
 // installation share it.
 func BuildID() string {
-	v, rev := Version, ""
+	v := version()
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
+		if rev := revision(bi); rev != "" {
+			v += "@" + rev
 		}
-		rev = revision(bi)
-	}
-	if rev != "" {
-		v += "@" + rev
 	}
 	return v
 }

@@ -19,14 +19,20 @@ func VersionCommand(e *Env) *cli.Command {
 	}
 }
 
-// printVersion prints skillpm's version, as text or (--json) JSON.
-func printVersion(e *Env) error {
-	v := Version
-	if v == "dev" {
+// version is skillpm's version: Version as the build set it, else the
+// module version go install recorded ("dev" for a build from a checkout).
+func version() string {
+	if Version == "dev" {
 		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
+			return bi.Main.Version
 		}
 	}
+	return Version
+}
+
+// printVersion prints skillpm's version, as text or (--json) JSON.
+func printVersion(e *Env) error {
+	v := version()
 	if e.JSON {
 		return WriteJSON(e.Stdout, map[string]string{"version": v, "build": BuildID(), "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH})
 	}
