@@ -27,12 +27,21 @@ func NeedsLauncher(pol Policy) bool {
 type Running struct {
 	pid1    bool // the handler is PID 1 of its own PID namespace
 	signals chan signalReq
+	probes  chan probeReq
 	release chan struct{}
 	once    sync.Once
 }
 
 type signalReq struct {
 	sig  syscall.Signal
+	done chan struct{}
+}
+
+// probeReq asks the forking thread which of pids are in its Landlock
+// domain (see members).
+type probeReq struct {
+	pids []int
+	in   []bool
 	done chan struct{}
 }
 
@@ -71,7 +80,7 @@ func Start(cmd *exec.Cmd, pol Policy) (*Running, error) {
 	if NeedsLauncher(pol) {
 		return nil, errors.New("sandbox: a proxy policy needs the launcher (Wrap)")
 	}
-	r := &Running{signals: make(chan signalReq), release: make(chan struct{})}
+	r := &Running{signals: make(chan signalReq), probes: make(chan probeReq), release: make(chan struct{})}
 	spec := specFor(pol)
 	sup := newSupervisor(pol, pol.ExecOnce)
 	if pol.ExecOnce || abiVersion() < 6 {
@@ -137,6 +146,9 @@ func Start(cmd *exec.Cmd, pol Policy) (*Running, error) {
 				return
 			case req := <-r.signals:
 				signalDomain(req.sig)
+				close(req.done)
+			case req := <-r.probes:
+				probeDomain(req.pids, req.in)
 				close(req.done)
 			}
 		}

@@ -129,15 +129,18 @@ type Policy struct {
 	// execOnce). It closes the hole Landlock leaves: running another
 	// program through the handler's ELF loader.
 	ExecOnce bool `json:"exec_once,omitempty"`
-	// MaxProcs caps the processes of the sandbox (RLIMIT_NPROC in its own
-	// user namespace), against fork bombs; 0 leaves the limit alone. It
-	// applies where the sandbox has a user namespace (see Start): outside
-	// one, RLIMIT_NPROC would count every process of the user.
+	// MaxProcs caps the tasks (processes and threads) the sandbox holds
+	// at once, against fork bombs; 0 leaves them alone. A run that goes
+	// over it is killed whole (see Watch); in a user namespace of a user
+	// other than root, RLIMIT_NPROC also makes the fork that would go
+	// over it fail.
 	MaxProcs int `json:"max_procs,omitempty"`
 }
 
-// DefaultMaxProcs is the process cap every policy from Build carries.
-const DefaultMaxProcs = 256
+// DefaultMaxProcs is the task cap every policy from Build carries: well
+// above what a browser driven by a tool runs, and a small part of the
+// smallest process table (pid_max is at least 32,768).
+const DefaultMaxProcs = 1024
 
 // Permissions is what a skill declares (Universal §8). Declared is false
 // for skills without a permissions block; Build then uses the default

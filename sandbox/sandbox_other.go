@@ -5,6 +5,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
 	"syscall"
@@ -53,3 +54,12 @@ func (r *Running) Done() {}
 
 // CatchesSIGTERM is false: there are no confined handlers here.
 func CatchesSIGTERM(pid int) bool { return false }
+
+// Watcher watches nothing here: there are no confined handlers.
+type Watcher struct{}
+
+// Watch returns a Watcher that watches nothing.
+func Watch(r *Running, p *os.Process, max int) *Watcher { return &Watcher{} }
+
+// Stop returns 0: nothing was watched.
+func (w *Watcher) Stop() int { return 0 }

@@ -258,7 +258,7 @@ func deniedLine(texts ...string) string {
 // EPERM, or for which the proxy refused hosts, into a PermissionDenied
 // error naming what was denied.
 func sandboxDenied(e *Error, p proc, oc outcome) *Error {
-	if p.policy == nil || e == nil || e.Kind != ExecutionFailed {
+	if p.policy == nil || e == nil || e.Kind != ExecutionFailed || oc.tasks > 0 {
 		return e
 	}
 	if p.proxy != nil {

@@ -26,8 +26,9 @@ const (
 	// group was killed.
 	ExecutionTimeout Kind = "ExecutionTimeout"
 	// ExecutionFailed: the script could not be started, exited non-zero, the
-	// handler threw, the run was cancelled, or the tool definition itself is
-	// unusable (unknown runtime, input schema that does not compile).
+	// handler threw, the run was cancelled, the sandbox stopped it for
+	// holding too many processes and threads, or the tool definition itself
+	// is unusable (unknown runtime, input schema that does not compile).
 	ExecutionFailed Kind = "ExecutionFailed"
 	// PermissionDenied: the sandbox denied an operation the handler tried
 	// (reading or writing outside its allowance, a connection, a

@@ -54,6 +54,8 @@ type outcome struct {
 	stdoutCut      bool
 	exitCode       int // -1 if the process was not started or died from a signal
 	timedOut       bool
+	tasks          int // > 0: the sandbox held this many tasks, over taskLimit, and was killed
+	taskLimit      int
 	cancelled      error // the caller's ctx error, if it ended the run
 	duration       time.Duration
 }
@@ -133,6 +135,10 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 	}
 	closeAll(inR, outW, errW) // the child has its copies
 	p.groups.add(cmd.Process)
+	var watch *sandbox.Watcher // a fork bomb ends here, not at the timeout
+	if p.policy != nil && p.policy.MaxProcs > 0 {
+		watch = sandbox.Watch(running, cmd.Process, p.policy.MaxProcs)
+	}
 
 	go func() {
 		inW.Write(p.stdin) // EPIPE if the child does not read: fine
@@ -156,6 +162,10 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 	go drain(&wg, errR, stderr)
 
 	waitErr := cmd.Wait()
+	tasks := 0
+	if watch != nil {
+		tasks = watch.Stop()
+	}
 	p.groups.remove(cmd.Process)
 	killGroup(cmd.Process) // sweep up what the main process left running
 	if running != nil {
@@ -184,7 +194,10 @@ func (p proc) run(ctx context.Context) (outcome, error) {
 		exitCode:  cmd.ProcessState.ExitCode(),
 		duration:  time.Since(start),
 	}
-	if waitErr != nil && runCtx.Err() != nil {
+	if tasks > 0 {
+		oc.tasks, oc.taskLimit = tasks, p.policy.MaxProcs
+	}
+	if waitErr != nil && runCtx.Err() != nil && tasks == 0 {
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			oc.cancelled = ctx.Err()
 		} else {

@@ -232,26 +232,68 @@ func TestSandboxDaemonsDieWithTheRun(t *testing.T) {
 	}
 }
 
-func TestSandboxForkBomb(t *testing.T) {
-	opts, _ := confined(t, sandbox.Default)
-	opts.Timeout = 5 * time.Second
-	marker := fmt.Sprintf("skillpm-bomb-%d", time.Now().UnixNano())
-	body := "#!/bin/bash\ncat >/dev/null\nexec -a " + marker + " bash -c 'b(){ b | b & }; b; wait'\n"
-	start := time.Now()
-	if _, err := runHostile(t, "scripts/h.sh", body, sandbox.Permissions{}, opts, ""); err == nil {
-		t.Log("the bomb gave up (process limit) and the handler exited 0")
-	}
-	// Not a timing test: this only proves the run was stopped, not left
-	// to wait on the bomb (a loaded machine took 19s to reap it).
-	if d := time.Since(start); d > opts.Timeout+2*time.Minute {
-		t.Fatalf("the run took %s; want it stopped by its %s timeout", d, opts.Timeout)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for alive(marker) {
-		if time.Now().After(deadline) {
-			t.Fatal("fork bomb processes outlived the run")
-		}
-		time.Sleep(50 * time.Millisecond)
+// A tool that holds more tasks at once than the sandbox's limit is
+// stopped by the limit, not by its timeout, in each kind of sandbox:
+// direct (a Landlock domain), a PID namespace (declared permissions
+// without subprocesses; forking is still allowed) and the launcher's. As
+// root the kernel exempts it from RLIMIT_NPROC, so only the limit stops
+// it. Nothing of it is left after the run.
+//
+// The floods are bounded (a little over the limit), never exponential:
+// should the limit fail, the run ends at its timeout instead of filling
+// the machine's process table (a bash fork bomb run as root did that to
+// a CI machine, which then took the better part of an hour to reap it).
+func TestSandboxTaskLimit(t *testing.T) {
+	n := sandbox.DefaultMaxProcs + 100
+	processes := fmt.Sprintf(`import os, time
+
+def handler(args):
+    for _ in range(%d):
+        if os.fork() == 0:
+            time.sleep(600)
+            os._exit(0)
+    time.sleep(600)
+    return {}
+`, n)
+	threads := fmt.Sprintf(`import threading, time
+
+def handler(args):
+    for _ in range(%d):
+        threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+    time.sleep(600)
+    return {}
+`, n)
+	for _, c := range []struct {
+		name, body string
+		perms      sandbox.Permissions
+		launcher   bool
+	}{
+		{"processes/direct", processes, sandbox.Permissions{}, false},
+		{"processes/pid-namespace", processes, universal, false},
+		{"processes/launcher", processes, sandbox.Permissions{}, true},
+		{"threads/direct", threads, sandbox.Permissions{}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			needInterp(t, "python3")
+			opts, _ := confined(t, sandbox.Default)
+			opts.Timeout = time.Minute // the limit, not this, must end the run
+			opts.Sandbox.viaLauncher = c.launcher
+			dir := writeSkill(t, map[string]file{"scripts/h.py": {body: c.body, mode: 0o644}})
+			res, err := RunTool(context.Background(), Tool{Skill: "hostile", Dir: dir, Name: "h", Entrypoint: "scripts/h.py", Permissions: c.perms}, json.RawMessage(`{}`), opts)
+			if kindOf(t, err) != ExecutionFailed || !strings.Contains(err.Error(), fmt.Sprintf("more than its limit of %d", sandbox.DefaultMaxProcs)) {
+				t.Fatalf("err = %v, stderr %q; want the task limit to stop it", err, res.Stderr)
+			}
+			// Every process of the flood runs the script, whose path
+			// names dir. Dying takes a moment on a loaded machine: this
+			// only catches what would never die.
+			deadline := time.Now().Add(time.Minute)
+			for alive(dir) {
+				if time.Now().After(deadline) {
+					t.Fatal("processes of the flood outlived the run")
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
 	}
 }
 

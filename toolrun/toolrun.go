@@ -259,6 +259,8 @@ func outcomeError(oc outcome, startErr error, timeout time.Duration) *Error {
 	switch {
 	case startErr != nil:
 		return &Error{Kind: ExecutionFailed, Msg: "start", Err: startErr}
+	case oc.tasks > 0:
+		return &Error{Kind: ExecutionFailed, Msg: fmt.Sprintf("stopped by the sandbox: it ran %d processes and threads at once, more than its limit of %d", oc.tasks, oc.taskLimit)}
 	case oc.timedOut:
 		return &Error{Kind: ExecutionTimeout, Msg: fmt.Sprintf("timed out after %s; process group killed", timeout)}
 	case oc.cancelled != nil:
