@@ -38,7 +38,7 @@ type signalReq struct {
 }
 
 // probeReq asks the forking thread which of pids are in its Landlock
-// domain (see members).
+// domain (see probeDomain).
 type probeReq struct {
 	pids []int
 	in   []bool
