@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"io"
 
 	"github.com/skillpm/skillpm/internal/command"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/skillpm/skillpm/agent/mcpserver"
 	"github.com/urfave/cli/v2"
 )
@@ -85,7 +83,7 @@ Examples:
 				go res.Watch(ctx, srv, reloadSkills(c), every)
 			}
 			e.Debugf("mcp: serving %d skills, %d tools on stdio", len(cat.Skills), len(cat.Tools))
-			t := &mcp.IOTransport{Reader: io.NopCloser(e.Stdin), Writer: nopWriteCloser{e.Stdout}}
+			t := mcpserver.StdioTransport(e.Stdin, e.Stdout)
 			if c.Duration("drain") <= 0 {
 				return command.UsageErrorf(c, "--drain %s must be positive", c.Duration("drain"))
 			}
@@ -93,8 +91,3 @@ Examples:
 		},
 	}
 }
-
-// nopWriteCloser keeps the server from closing our stdout.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
