@@ -15,6 +15,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	sgsign "github.com/sigstore/sigstore-go/pkg/sign"
+	"oras.land/oras-go/v2"
 
 	"github.com/skillpm/skillpm/internal/sigproto"
 	"github.com/skillpm/skillpm/internal/sigstorego"
@@ -161,5 +162,63 @@ func TestAttestSigningFails(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(mirror, "pdf")); err == nil {
 		t.Error("the version reached the mirror without its attestation")
+	}
+}
+
+// An upstream that copies the mirror's own vetted attestation back (it
+// mirrors the mirror, say) must not make every run vet the version again
+// and attach one more: the attestation verifies with the mirror's key,
+// wherever else it is listed.
+func TestAttestCopiedBackByUpstream(t *testing.T) {
+	c := registry.NewClient(registry.Options{})
+	up, mirror, keys := t.TempDir(), t.TempDir(), t.TempDir()
+	d := publish(t, c, up, "pdf", "1.0.0", "license: MIT\n", false)
+	org := writeKey(t, keys, "vetting")
+	cfg := &Config{From: "oci:" + up, To: "oci:" + mirror}
+	target := func(root string) registry.Target {
+		t.Helper()
+		ref, err := registry.ParseReference("oci:" + filepath.Join(root, "pdf") + "@" + d.Digest.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tgt, err := c.Target(bg, ref, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tgt
+	}
+	count := func() int {
+		t.Helper()
+		have, err := referrers(bg, target(mirror), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(have)
+	}
+	for run := range 3 {
+		rep, err := Run(bg, Options{Config: cfg, Client: c, Attester: org, Sigstore: local})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it := rep.Items[0]; run > 0 && (it.Action != ActionSkipped || it.Attested) {
+			t.Errorf("run %d: %s %q, attested %v; want skipped: the mirror's attestation is there", run+1, it.Action, it.Reason, it.Attested)
+		}
+		// The upstream copies whatever the mirror holds.
+		have, err := referrers(bg, target(mirror), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, dst := target(mirror), target(up)
+		for _, h := range have {
+			if err := oras.CopyGraph(bg, src, dst, h, oras.CopyGraphOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n := count(); n != 1 {
+		t.Errorf("the mirror holds %d referrers after three runs; want its one attestation", n)
+	}
+	if err := clientCheck(t, c, vettedVerifier(t, keys), mirror, "pdf", d); err != nil {
+		t.Errorf("client: %v; want vetted", err)
 	}
 }

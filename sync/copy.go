@@ -235,16 +235,21 @@ func (r *runner) copyOptions() oras.CopyGraphOptions {
 }
 
 // hasVetted reports whether have, the mirror's referrers of desc, hold a
-// vetted attestation of the mirror's own: one attached on the mirror, not copied from upstream
-// (whose referrers are upstream), and, when the vetting key pub is
-// known, one that verifies with it, so that a new vetting key attests
-// again and a forged claim counts for nothing. With pub nil (keyless:
-// the identity a certificate will carry is not known before signing)
-// any vetted attestation the mirror attached counts.
+// vetted attestation of the mirror's own. When the vetting key pub is
+// known, that is one that verifies with it, so that a new vetting key
+// attests again and a forged claim counts for nothing; where else it is
+// listed does not matter, so an upstream that copies the mirror's
+// attestation back (one that mirrors the mirror) does not make each run
+// attest once more. With pub nil (keyless: the identity a certificate
+// will carry is not known before signing) any vetted attestation the
+// mirror attached counts, and one upstream also lists does not: it may
+// be upstream's own, copied.
 func hasVetted(ctx context.Context, sg sigproto.Backend, dst registry.Target, desc ocispec.Descriptor, have, upstream []ocispec.Descriptor, pub crypto.PublicKey) (bool, error) {
 	copied := map[string]bool{}
-	for _, u := range upstream {
-		copied[u.Digest.String()] = true
+	if pub == nil {
+		for _, u := range upstream {
+			copied[u.Digest.String()] = true
+		}
 	}
 	for _, h := range have {
 		if copied[h.Digest.String()] || h.ArtifactType != verify.BundleMediaType || h.Size <= 0 || h.Size > maxReferrer {
