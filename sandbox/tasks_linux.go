@@ -40,9 +40,9 @@ import (
 // Watcher for the processor. Where skillpm may (root, or an RLIMIT_RTPRIO
 // above 0), the Watcher's thread, and without namespaces the forking
 // thread that counts and kills for it, run in the lowest real-time class
-// (SCHED_FIFO 1, reset on fork, so nothing they start inherits it): they
-// then run whenever they are ready, however many tasks the handler has
-// made runnable. The Watcher waits on its own thread (poll(2) with a
+// (SCHED_FIFO 1, reset on fork, so nothing they start inherits it) once
+// the run has lasted a tick: they then run whenever they are ready,
+// however many tasks the handler has made runnable. The Watcher waits on its own thread (poll(2) with a
 // timeout), not on the Go runtime's timers, whose threads compete with
 // the handler's. Elsewhere a bomb run as root (exempt from RLIMIT_NPROC)
 // can still fill the process table before it is stopped.
@@ -113,19 +113,23 @@ func (w *Watcher) Stop() int {
 // else 0.
 func (w *Watcher) run(c *census, kill func(), max, forker int) {
 	defer close(w.done)
-	// The thread ends with this goroutine (never unlocked), back in the
-	// normal class first: Go parks rather than ends its main thread.
-	runtime.LockOSThread()
-	defer leaveRealtime()
-	if realtime(0) && forker > 0 {
-		realtime(forker)
-	}
 	wait := w.waiter()
 	// others is how many of the machine's tasks are not the sandbox's,
 	// as of the last count; at the start the sandbox is one process.
 	others, ok := machineTasks()
 	others--
 	for tick := 1; wait(); tick++ {
+		if tick == 1 {
+			// Most runs end within a tick and need none of this. The
+			// thread ends with this goroutine (never unlocked), back in
+			// the normal class first: Go parks, not ends, its main
+			// thread.
+			runtime.LockOSThread()
+			defer leaveRealtime()
+			if realtime(0) && forker > 0 {
+				realtime(forker)
+			}
+		}
 		total, ok2 := machineTasks()
 		// Others' tasks that end make room the sandbox can take
 		// unseen: the machine's count is only a hint, and the
