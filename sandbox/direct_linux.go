@@ -26,6 +26,7 @@ func NeedsLauncher(pol Policy) bool {
 // Running is a handler started by Start.
 type Running struct {
 	pid1    bool // the handler is PID 1 of its own PID namespace
+	tid     int  // without namespaces, the forking thread (see Watch)
 	signals chan signalReq
 	probes  chan probeReq
 	release chan struct{}
@@ -120,6 +121,7 @@ func Start(cmd *exec.Cmd, pol Policy) (*Running, error) {
 				return
 			}
 			spec.guardTID = unix.Gettid() // nor signal it (see filterSpec)
+			r.tid = spec.guardTID
 			// No user namespace to leave the capabilities behind in: a
 			// handler of a skillpm running as root would hold them all.
 			if err := dropCapabilities(); err != nil {
@@ -143,6 +145,7 @@ func Start(cmd *exec.Cmd, pol Policy) (*Running, error) {
 		for {
 			select {
 			case <-r.release:
+				leaveRealtime() // a Watcher may have put it there
 				return
 			case req := <-r.signals:
 				signalDomain(req.sig)

@@ -263,6 +263,11 @@ def handler(args):
     time.sleep(600)
     return {}
 `, n)
+	// An exponential fork bomb, bounded: a tree of 2,047 processes, each
+	// forking two children before it sleeps. If the limit fails it ends
+	// there, short of the process table.
+	const treeSize = 2047
+	tree := "#!/bin/bash\nf() { if [ $1 -lt 10 ]; then f $(($1+1)) & f $(($1+1)) & fi; exec -a \"$0\" sleep 600; }\nf 0\n"
 	for _, c := range []struct {
 		name, body string
 		perms      sandbox.Permissions
@@ -272,17 +277,23 @@ def handler(args):
 		{"processes/pid-namespace", processes, universal, false},
 		{"processes/launcher", processes, sandbox.Permissions{}, true},
 		{"threads/direct", threads, sandbox.Permissions{}, false},
+		{"exponential/direct", tree, sandbox.Permissions{}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			needInterp(t, "python3")
 			opts, _ := confined(t, sandbox.Default)
 			opts.Timeout = time.Minute // the limit, not this, must end the run
 			opts.Sandbox.viaLauncher = c.launcher
-			dir := writeSkill(t, map[string]file{"scripts/h.py": {body: c.body, mode: 0o644}})
-			res, err := RunTool(context.Background(), Tool{Skill: "hostile", Dir: dir, Name: "h", Entrypoint: "scripts/h.py", Permissions: c.perms}, json.RawMessage(`{}`), opts)
+			entry := "scripts/h.py"
+			if c.body == tree {
+				entry = "scripts/h.sh"
+			}
+			dir := writeSkill(t, map[string]file{entry: {body: c.body, mode: 0o755}})
+			res, err := RunTool(context.Background(), Tool{Skill: "hostile", Dir: dir, Name: "h", Entrypoint: entry, Permissions: c.perms}, json.RawMessage(`{}`), opts)
 			if kindOf(t, err) != ExecutionFailed || !strings.Contains(err.Error(), fmt.Sprintf("more than its limit of %d", sandbox.DefaultMaxProcs)) {
 				t.Fatalf("err = %v, stderr %q; want the task limit to stop it", err, res.Stderr)
 			}
+			t.Log(err) // how far past the limit it got
 			// Every process of the flood runs the script, whose path
 			// names dir. Dying takes a moment on a loaded machine: this
 			// only catches what would never die.
