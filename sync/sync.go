@@ -450,6 +450,12 @@ func (r *runner) vetVersion(ctx context.Context, src registry.Target, ref regist
 		dir = filepath.Join(tmp, name)
 		_, err = r.opts.Client.Extract(ctx, res, dir, registry.PullOptions{})
 	}
+	if err == nil {
+		var rej *Rejection
+		if rej, err = checkIndex(ctx, src, res); rej != nil {
+			return verdict{}, rej, nil
+		}
+	}
 	if err != nil {
 		for _, k := range []error{registry.ErrIntegrity, registry.ErrUnsafeArchive, registry.ErrNotSkill} {
 			if errors.Is(err, k) {
