@@ -42,13 +42,22 @@ func (g *Groups) remove(p *os.Process) {
 }
 
 // KillAll kills (SIGKILL where there are process groups) every process
-// group still running and returns how many there were.
-func (g *Groups) KillAll() int {
+// group still running and returns how many there were. It calls before,
+// when not nil, with that number before it kills any: a host that says
+// why it exits must say it before a run it kills can end and let the
+// host print something else first.
+func (g *Groups) KillAll(before func(n int)) int {
 	if g == nil {
+		if before != nil {
+			before(0)
+		}
 		return 0
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if before != nil {
+		before(len(g.procs))
+	}
 	for p := range g.procs {
 		killGroup(p)
 	}

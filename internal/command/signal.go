@@ -27,8 +27,11 @@ func SignalContext(e *Env) (context.Context, func()) {
 		}
 		select {
 		case s := <-sigs:
-			n := e.Groups.KillAll()
-			fmt.Fprintf(e.Stderr, "error: %v signal received again: killed %d running tool process group(s); exiting now\n", s, n)
+			// Said before the kill: a killed run ends its command, which
+			// could otherwise print its own error and exit first.
+			e.Groups.KillAll(func(n int) {
+				fmt.Fprintf(e.Stderr, "error: %v signal received again: killed %d running tool process group(s); exiting now\n", s, n)
+			})
 			os.Exit(ExitInterrupted)
 		case <-done:
 		}
