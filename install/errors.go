@@ -42,3 +42,24 @@ func (e *OwnedError) Error() string {
 func (e *ModifiedError) Error() string {
 	return fmt.Sprintf("%s (%s %s, installed by skillpm) has local edits; keep them by copying the folder elsewhere, or pass --force to discard them", e.Dir, e.Name, e.Version)
 }
+
+// ClaimError reports a managed skill folder whose files its install
+// record vouches for (the record's tree digest is theirs) but which are
+// not what the locked content unpacks to. The record sits in the project
+// beside the folder, so a change to both (a pull request, a hostile
+// checkout) would otherwise have skillpm keep, and verify pass, files
+// it never installed.
+type ClaimError struct {
+	Dir     string // the skill folder
+	Name    string
+	Version string
+	Record  string // the install record
+}
+
+func (e *ClaimError) Error() string {
+	return fmt.Sprintf("%s: its install record (%s) says skillpm installed %s %s there, but the folder does not hold the locked content of %s %s; the record was changed with the folder: restore both (git checkout -- %s %s), or run 'skillpm install --force' to replace the folder with the locked content",
+		e.Dir, e.Record, e.Name, e.Version, e.Name, e.Version, e.Dir, e.Record)
+}
+
+// Unwrap makes errors.Is(err, ErrBadRecord) hold.
+func (e *ClaimError) Unwrap() error { return ErrBadRecord }

@@ -23,6 +23,9 @@ type step struct {
 	checkContent bool
 	current      *Tree
 	promoted     bool // the record entry was taken from its journal
+	// claimed: the folder is the tree its record entry names, a tree
+	// not known to be the locked content's (trees.go); checkContent.
+	claimed bool
 }
 
 type targetPlan struct {
@@ -100,6 +103,14 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		}
 		if r != nil && !ownedBy(r, opts.Owner) {
 			return p, &OwnedError{Dir: dir, Name: s.Name, Owner: r.Owner}
+		}
+		if cur != nil && eff != nil && eff.Manifest == s.Manifest && !treeMarked(opts.RecordMemo, s, eff.Tree) {
+			// The folder was read and is the tree its record names, but
+			// only the record says that tree is the locked content
+			// (trees.go): compared with it after staging.
+			st.Action, st.checkContent, st.claimed = ActionUpdate, true, true
+			st.rec, st.current = eff, cur
+			continue
 		}
 		if r == nil || (eff == nil && r.Tree == "") {
 			// Not in the record (or only journalled, with other
