@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // Bounds say where target folders may lie. A target folder, with every
@@ -25,9 +27,15 @@ type OutsideError struct {
 	Dir      string // the target folder, as configured
 	Resolved string // where its symlinks lead
 	Root     string // the folder it had to stay in
+	// Own: Resolved is Root itself, or inside a .git folder of it.
+	Own bool
 }
 
 func (e *OutsideError) Error() string {
+	if e.Own {
+		return fmt.Sprintf("target folder %s resolves to %s; a target must be a folder of its own inside %s, not the project folder itself or inside .git (where a skill named hooks would become git's hooks): replace the symbolic link with a folder, or fix 'targets:' in skills.yaml",
+			e.Dir, e.Resolved, e.Root)
+	}
 	return fmt.Sprintf("target folder %s resolves to %s, outside %s; skillpm installs and removes skills only inside it: replace the symbolic link with a folder (or fix 'targets:' in skills.yaml), or allow %s with allow_target_outside in the user config",
 		e.Dir, e.Resolved, e.Root, e.Resolved)
 }
@@ -52,8 +60,14 @@ func (b Bounds) Check(target string) error {
 		}
 		return &OutsideError{Dir: target, Resolved: dest + " (a link to nothing)", Root: b.Root}
 	}
-	real := RealPath(target)
-	if within(real, RealPath(b.Root)) {
+	real, root := RealPath(target), RealPath(b.Root)
+	if within(real, root) {
+		// skills.yaml's targets are refused there as written
+		// (project.Manifest); a link the repository carries must not
+		// lead there either.
+		if rel, _ := filepath.Rel(root, real); rel == "." || slices.ContainsFunc(strings.Split(filepath.ToSlash(rel), "/"), isGitDir) {
+			return &OutsideError{Dir: target, Resolved: real, Root: b.Root, Own: true}
+		}
 		return nil
 	}
 	for _, a := range b.Allow {
@@ -63,6 +77,10 @@ func (b Bounds) Check(target string) error {
 	}
 	return &OutsideError{Dir: target, Resolved: real, Root: b.Root}
 }
+
+// isGitDir reports whether a path element names git's folder, in any
+// case (on a case-insensitive file system .GIT is .git).
+func isGitDir(el string) bool { return strings.EqualFold(el, ".git") }
 
 // within reports whether p is dir or below it; both are clean and
 // absolute.
