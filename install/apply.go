@@ -29,10 +29,11 @@ func (p *targetPlan) put(s *step, dir string) (moved bool, err error) {
 	if isLink(fi) || !fi.IsDir() {
 		return false, linkError(dir, s.Name, fi)
 	}
-	if s.rec != nil {
+	if s.rec != nil && !s.claimed {
 		// Files the user added to a managed skill (not in its record)
 		// move on with it, as 'remove --force' keeps them: only what
-		// skillpm installed is replaced.
+		// skillpm installed is replaced. A record that alone vouches
+		// for the folder (claimed) cannot tell them apart.
 		if err := keepUserFiles(dir, src, s.rec); err != nil {
 			return false, fmt.Errorf("install %s: keep files you added: %w", s.Name, err)
 		}

@@ -417,9 +417,13 @@ func TestSyncRepairsAfterCrashedUpdate(t *testing.T) {
 	for _, next := range []string{"alpha@1.0.0", "alpha@1.1.0"} {
 		t.Run(next, func(t *testing.T) {
 			f := newFixture(t)
+			opts := Options{Targets: f.targets, Source: f.src, RecordMemo: t.TempDir()}
 			old := f.lock("alpha@1.0.0")
-			f.mustSync(old)
-			// Crash: stage 1.1.0, journal it, swap it in, die.
+			if _, err := Sync(context.Background(), old, opts); err != nil {
+				t.Fatal(err)
+			}
+			// Crash: stage 1.1.0 (and mark its tree, as prepare does),
+			// journal it, swap it in, die.
 			newer := f.lock("alpha@1.1.0")
 			staged := filepath.Join(t.TempDir(), "alpha")
 			f.src.Materialize(context.Background(), newer.Skills[0], staged)
@@ -427,6 +431,7 @@ func TestSyncRepairsAfterCrashedUpdate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			markTree(opts.RecordMemo, newer.Skills[0], tree.Digest)
 			for _, tg := range f.targets {
 				rec, _ := ReadRecord(tg)
 				rec.Skills["alpha"].Pending = recordFor(newer.Skills[0], tree, "", "")
@@ -437,13 +442,11 @@ func TestSyncRepairsAfterCrashedUpdate(t *testing.T) {
 			os.RemoveAll(filepath.Join(f.targets[0], "alpha"))
 			os.Rename(staged, filepath.Join(f.targets[0], "alpha"))
 
-			res, err := f.sync(f.lock(next), false)
+			res, err := Sync(context.Background(), f.lock(next), opts)
 			if err != nil {
 				t.Fatalf("next run after the crash: %v", err)
 			}
-			// The journalled tree was swapped in by no run that marked
-			// it (trees.go): it is compared with the locked content.
-			want := map[string]Action{"alpha@1.0.0": ActionUpdate, "alpha@1.1.0": ActionRepair}[next]
+			want := map[string]Action{"alpha@1.0.0": ActionUpdate, "alpha@1.1.0": ActionUnchanged}[next]
 			if got := res.Changes[0].Action; got != want {
 				t.Errorf(".claude: %s; want %s (%+v)", got, want, res.Changes)
 			}

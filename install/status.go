@@ -79,7 +79,7 @@ func StatusMemo(targets []string, lock *lockfile.File, owner string, b Bounds, m
 					s.State, s.Detail = StateExtra, "no longer in skills.lock; 'skillpm install' removes it"
 				} else if l.Manifest != eff.Manifest {
 					s.State, s.Detail = StateOutdated, "the lock wants "+l.Version+"; run 'skillpm install'"
-				} else if read && !treeMarked(memoDir, *l, eff.Tree) {
+				} else if read && !treeMarked(memoDir, name, eff.Manifest, eff.Tree) {
 					s.Claimed = eff.Tree
 				}
 			}

@@ -19,8 +19,10 @@ import (
 // content unpacks to. Only a tree this skillpm unpacked from the locked
 // content is known to be it. So prepare leaves, for every skill it
 // materialises, an empty file under the memo folder's "trees" folder
-// named by the sha256 of the skill's name, manifest and content digests
-// and the tree they unpacked to (as manager's checked marks are). A
+// named by the sha256 of the skill's name and manifest digest (which
+// pins its content) and the tree they unpacked to (as manager's checked
+// marks are): an install record holds both, so a record entry of a
+// version no longer locked can be checked too. A
 // folder that matches its record by its stat fingerprint was written,
 // or checked, by skillpm on this machine; one that had to be read is
 // trusted only when its tree is marked, and is otherwise staged and
@@ -32,23 +34,24 @@ import (
 // treesFolder is the folder of tree marks in a memo folder.
 const treesFolder = "trees"
 
-// treeMark names the mark saying that the content s locks unpacks to
-// tree, in memoDir ("" when there is no memo folder).
-func treeMark(memoDir string, s lockfile.Skill, tree string) string {
+// treeMark names the mark saying that the content of the skill name at
+// manifest unpacks to tree, in memoDir ("" when there is no memo
+// folder).
+func treeMark(memoDir, name, manifest, tree string) string {
 	if memoDir == "" {
 		return ""
 	}
 	h := sha256.New()
-	for _, v := range []string{"skillpm locked tree v1", s.Name, s.Manifest, s.Content, tree} {
+	for _, v := range []string{"skillpm locked tree v1", name, manifest, tree} {
 		fmt.Fprintf(h, "%d:%s", len(v), v)
 	}
 	return filepath.Join(memoDir, treesFolder, hex.EncodeToString(h.Sum(nil)))
 }
 
-// treeMarked reports whether tree is known to be what the content s
-// locks unpacks to.
-func treeMarked(memoDir string, s lockfile.Skill, tree string) bool {
-	p := treeMark(memoDir, s, tree)
+// treeMarked reports whether tree is known to be what the content of
+// the skill name at manifest unpacks to.
+func treeMarked(memoDir, name, manifest, tree string) bool {
+	p := treeMark(memoDir, name, manifest, tree)
 	if p == "" {
 		return false
 	}
@@ -59,8 +62,8 @@ func treeMarked(memoDir string, s lockfile.Skill, tree string) bool {
 // markTree remembers that the content s locks unpacks to tree. Failing
 // to is not an error: the folder is only compared again.
 func markTree(memoDir string, s lockfile.Skill, tree string) {
-	p := treeMark(memoDir, s, tree)
-	if p == "" || treeMarked(memoDir, s, tree) {
+	p := treeMark(memoDir, s.Name, s.Manifest, tree)
+	if p == "" || treeMarked(memoDir, s.Name, s.Manifest, tree) {
 		return
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
