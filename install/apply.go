@@ -29,7 +29,13 @@ func (p *targetPlan) put(s *step, dir string) (moved bool, err error) {
 	if isLink(fi) || !fi.IsDir() {
 		return false, linkError(dir, s.Name, fi)
 	}
-	if s.rec != nil && !s.claimed {
+	if s.rec == nil {
+		// Planned as absent (a folder there before was adopted, or
+		// refused, by checkFolders): one made since, by the user or an
+		// agent, is theirs, never swapped out and deleted.
+		return false, &HandAuthoredError{Dir: dir, Skill: s.skill}
+	}
+	if !s.claimed {
 		// Files the user added to a managed skill (not in its record)
 		// move on with it, as 'remove --force' keeps them: only what
 		// skillpm installed is replaced. A record that alone vouches

@@ -508,3 +508,33 @@ func TestSyncLeavesOtherOwnersSkillsAlone(t *testing.T) {
 		t.Errorf("Status shows another owner's skills: %+v", st)
 	}
 }
+
+// A skill folder that appears after planning (the user, or an agent,
+// makes it while skills download) is not the absent folder the plan
+// saw: it is hand-authored, and never swapped out and deleted.
+func TestSyncNeverReplacesFolderMadeDuringRun(t *testing.T) {
+	f := newFixture(t)
+	f.targets = f.targets[:1]
+	mine := filepath.Join(f.targets[0], "beta", "NOTES.md")
+	opts := Options{Targets: f.targets, Source: f.src, AfterSwap: func(n int) {
+		if n == 1 { // alpha is in; beta is next
+			os.MkdirAll(filepath.Dir(mine), 0o755)
+			os.WriteFile(mine, []byte("mine"), 0o644)
+		}
+	}}
+	_, err := Sync(context.Background(), f.lock("alpha@1.0.0", "beta@1.0.0"), opts)
+	if !errors.As(err, new(*HandAuthoredError)) {
+		t.Fatalf("Sync over a folder made during the run: %v; want a HandAuthoredError", err)
+	}
+	if got := f.read(".claude/skills/beta/NOTES.md"); got != "mine" {
+		t.Errorf("the folder made during the run lost its file: %q", got)
+	}
+	// The next run finds it in the way, as any hand-authored folder.
+	opts.AfterSwap = nil
+	if _, err := Sync(context.Background(), f.lock("alpha@1.0.0", "beta@1.0.0"), opts); !errors.As(err, new(*HandAuthoredError)) {
+		t.Fatalf("next run: %v; want a HandAuthoredError", err)
+	}
+	if got := f.read(".claude/skills/beta/NOTES.md"); got != "mine" {
+		t.Errorf("next run: %q", got)
+	}
+}
