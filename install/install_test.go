@@ -538,3 +538,25 @@ func TestSyncNeverReplacesFolderMadeDuringRun(t *testing.T) {
 		t.Errorf("next run: %q", got)
 	}
 }
+
+// A managed skill edited after planning (while others download or swap)
+// is not the unedited folder the plan saw: the update refuses it rather
+// than replace the edit.
+func TestSyncUpdateSeesEditDuringRun(t *testing.T) {
+	f := newFixture(t)
+	f.targets = f.targets[:1]
+	f.mustSync(f.lock("alpha@1.0.0", "beta@1.0.0"))
+	edited := filepath.Join(f.targets[0], "beta", "SKILL.md")
+	opts := Options{Targets: f.targets, Source: f.src, AfterSwap: func(n int) {
+		if n == 1 { // alpha is in; beta is next
+			os.WriteFile(edited, []byte("my edits"), 0o644)
+		}
+	}}
+	_, err := Sync(context.Background(), f.lock("alpha@1.1.0", "beta@1.1.0"), opts)
+	if !errors.As(err, new(*ModifiedError)) {
+		t.Fatalf("update over an edit made during the run: %v; want a ModifiedError", err)
+	}
+	if got := f.read(".claude/skills/beta/SKILL.md"); got != "my edits" {
+		t.Errorf("the edit made during the run was replaced: %q", got)
+	}
+}
