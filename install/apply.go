@@ -137,6 +137,9 @@ func (p *targetPlan) removeSkill(name string, r *RecordSkill, force bool) error 
 	case isLink(fi) || !fi.IsDir():
 		return linkError(dir, name, fi)
 	}
+	// Checked afresh, not by prescan's verdict: an edit made since the
+	// plan (while other skills swapped) is the user's.
+	r.scan = scanUnknown
 	if eff, _, err := current(dir, r); err != nil {
 		return err
 	} else if eff == nil {

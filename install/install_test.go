@@ -560,3 +560,24 @@ func TestSyncUpdateSeesEditDuringRun(t *testing.T) {
 		t.Errorf("the edit made during the run was replaced: %q", got)
 	}
 }
+
+// So is a managed skill to be removed: an edit made after planning keeps
+// it.
+func TestSyncRemoveSeesEditDuringRun(t *testing.T) {
+	f := newFixture(t)
+	f.targets = f.targets[:1]
+	f.mustSync(f.lock("alpha@1.0.0", "beta@1.0.0"))
+	edited := filepath.Join(f.targets[0], "beta", "SKILL.md")
+	opts := Options{Targets: f.targets, Source: f.src, AfterSwap: func(n int) {
+		if n == 1 { // alpha is updated; beta is removed next
+			os.WriteFile(edited, []byte("my edits"), 0o644)
+		}
+	}}
+	_, err := Sync(context.Background(), f.lock("alpha@1.1.0"), opts)
+	if !errors.As(err, new(*ModifiedError)) {
+		t.Fatalf("remove over an edit made during the run: %v; want a ModifiedError", err)
+	}
+	if got := f.read(".claude/skills/beta/SKILL.md"); got != "my edits" {
+		t.Errorf("the edit made during the run was removed: %q", got)
+	}
+}
