@@ -1,8 +1,12 @@
 package install
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -196,4 +200,50 @@ func RealPath(p string) string {
 		}
 		rest = filepath.Join(filepath.Base(dir), rest)
 	}
+}
+
+// targetLocks takes the locks of targets, in a fixed order (so that two
+// runs locking the same folders cannot each hold one the other waits
+// for): one file per folder under memoDir's "locks" folder, named by the
+// sha256 of the folder's real path (RealPath), so every spelling of a
+// folder, and every project writing to it, takes the same lock. The
+// project lock serialises the runs of one project; this one serialises
+// runs of different projects that share a target (-g and a project at
+// the home folder; folders allowed with allow_target_outside): one
+// would otherwise remove the other's staging folder as a crashed run's,
+// or save a record that lacks the other's skills. With no memoDir it
+// locks nothing.
+func targetLocks(ctx context.Context, memoDir string, targets []string, log io.Writer) (unlock func(), err error) {
+	if memoDir == "" {
+		return func() {}, nil
+	}
+	dir := filepath.Join(memoDir, "locks")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("lock targets: %w", err)
+	}
+	type one struct{ key, target string }
+	var all []one
+	for _, t := range targets {
+		sum := sha256.Sum256([]byte(RealPath(t)))
+		all = append(all, one{hex.EncodeToString(sum[:]), t})
+	}
+	slices.SortFunc(all, func(a, b one) int { return strings.Compare(a.key, b.key) })
+	var held []*Lock
+	unlock = func() {
+		for _, l := range held {
+			l.Unlock()
+		}
+	}
+	for i, o := range all {
+		if i > 0 && o.key == all[i-1].key {
+			continue
+		}
+		l, err := lockTarget(ctx, filepath.Join(dir, o.key), o.target, log)
+		if err != nil {
+			unlock()
+			return nil, err
+		}
+		held = append(held, l)
+	}
+	return unlock, nil
 }
