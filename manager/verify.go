@@ -107,6 +107,7 @@ func (m *Manager) Verify(ctx context.Context, lock *lockfile.File, opts VerifyOp
 	if err != nil {
 		return nil, err
 	}
+	trees := map[string]string{} // the locked tree of each skill LockedTree unpacked
 	for _, st := range states {
 		r := byName[st.Name]
 		if r == nil {
@@ -114,7 +115,7 @@ func (m *Manager) Verify(ctx context.Context, lock *lockfile.File, opts VerifyOp
 		}
 		switch st.State {
 		case install.StateOK:
-			if st.Claimed != "" && !m.lockedTreeIs(ctx, lock, st, r) {
+			if st.Claimed != "" && !m.lockedTreeIs(ctx, lock, st, r, trees) {
 				continue
 			}
 			if r.Installed == "" {
@@ -136,16 +137,25 @@ func (m *Manager) Verify(ctx context.Context, lock *lockfile.File, opts VerifyOp
 // as easily as the folder, so the tree it names is compared with the
 // tree the locked content unpacks to. It reports whether they agree,
 // and fails r when they do not, or when the content cannot be read.
-func (m *Manager) lockedTreeIs(ctx context.Context, lock *lockfile.File, st install.SkillStatus, r *verify.Report) bool {
+// trees keeps the trees unpacked so far (a skill is in every target).
+func (m *Manager) lockedTreeIs(ctx context.Context, lock *lockfile.File, st install.SkillStatus, r *verify.Report, trees map[string]string) bool {
 	dir := filepath.Join(st.Target, st.Name)
 	l := lock.Find(st.Name)
 	if l == nil {
 		return true // Status reports such a skill as extra, never claimed
 	}
-	tree, err := install.LockedTree(ctx, absSource{m}, *l, m.RecordMemoDir)
+	tree, ok := trees[l.Name]
+	var err error
+	if !ok {
+		if tree, err = install.LockedTree(ctx, absSource{m}, *l, m.RecordMemoDir); err == nil {
+			trees[l.Name] = tree
+		}
+	}
 	switch {
 	case err != nil && errors.Is(err, registry.ErrNetwork):
 		r.Fail(verify.StatusNetwork, "%s: %v", dir, err)
+	case err != nil && errors.Is(err, registry.ErrIntegrity):
+		r.Fail(verify.StatusTampered, "%s: %v", dir, err)
 	case err != nil:
 		r.Fail(verify.StatusError, "%s: compare with the locked content: %v", dir, err)
 	case tree != st.Claimed:
