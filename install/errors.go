@@ -1,7 +1,9 @@
 package install
 
 import (
+	"errors"
 	"fmt"
+	"path"
 
 	"github.com/skillpm/skillpm/lockfile"
 )
@@ -63,3 +65,37 @@ func (e *ClaimError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrBadRecord) hold.
 func (e *ClaimError) Unwrap() error { return ErrBadRecord }
+
+// ErrUnsafeContent is wrapped by errors about a skill's content that
+// skillpm will not put in a project, though it unpacked cleanly.
+var ErrUnsafeContent = errors.New("unsafe skill content")
+
+// UnsafeContentError reports a locked skill whose content holds what no
+// skill folder may: a .git folder (or file), which git, run anywhere below it,
+// takes for a repository of its own and whose config names commands git
+// runs (core.fsmonitor, core.pager). skillpm's pack leaves .git out, and
+// git never checks one out of a repository.
+type UnsafeContentError struct {
+	Skill lockfile.Skill
+	Path  string // slash-separated, inside the skill
+}
+
+func (e *UnsafeContentError) Error() string {
+	return fmt.Sprintf("%s %s from %s holds %s: a skill never holds a .git folder or file (git would take it for a repository, and run the commands its config names); the artifact is broken or hostile, nothing was installed: ask its publisher to re-publish it without the folder",
+		e.Skill.Name, e.Skill.Version, e.Skill.Repository, e.Path)
+}
+
+// Unwrap makes errors.Is(err, ErrUnsafeContent) hold.
+func (e *UnsafeContentError) Unwrap() error { return ErrUnsafeContent }
+
+// checkContent refuses a staged skill whose entries (hashTreeList's)
+// hold an entry named .git at any depth: a folder, or a file (a gitlink,
+// "gitdir: PATH", names a repository elsewhere just as well), or a link.
+func checkContent(s lockfile.Skill, entries []treeEntry) error {
+	for _, e := range entries {
+		if isGitDir(path.Base(e.rel)) {
+			return &UnsafeContentError{Skill: s, Path: e.rel}
+		}
+	}
+	return nil
+}

@@ -78,6 +78,9 @@ func prepare(ctx context.Context, plans []*targetPlan, opts Options) error {
 			if err != nil {
 				return err
 			}
+			if err := checkContent(s.skill, entries); err != nil {
+				return err
+			}
 			if err := first.vet.check(gctx, s.skill, dst); err != nil {
 				return fmt.Errorf("install %s %s: %w", s.Name, s.Version, err)
 			}
