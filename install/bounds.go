@@ -211,15 +211,13 @@ func RealPath(p string) string {
 // runs of different projects that share a target (-g and a project at
 // the home folder; folders allowed with allow_target_outside): one
 // would otherwise remove the other's staging folder as a crashed run's,
-// or save a record that lacks the other's skills. With no memoDir it
-// locks nothing.
+// or save a record that lacks the other's skills. With no memoDir, or
+// one it cannot write (a read-only cache), it locks nothing, as the
+// memos there are only written when they can be.
 func targetLocks(ctx context.Context, memoDir string, targets []string, log io.Writer) (unlock func(), err error) {
-	if memoDir == "" {
-		return func() {}, nil
-	}
 	dir := filepath.Join(memoDir, "locks")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("lock targets: %w", err)
+	if memoDir == "" || os.MkdirAll(dir, 0o700) != nil {
+		return func() {}, nil
 	}
 	type one struct{ key, target string }
 	var all []one

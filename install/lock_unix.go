@@ -32,7 +32,7 @@ func Acquire(ctx context.Context, dir string) (*Lock, error) {
 func lockTarget(ctx context.Context, path, target string, log io.Writer) (*Lock, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", target, err)
+		return nil, nil // a cache it cannot write: no lock (targetLocks)
 	}
 	return flockWait(ctx, f, func() {
 		if log != nil {

@@ -4,6 +4,8 @@ package install
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -67,5 +69,20 @@ func TestSyncSerialisesRunsSharingATarget(t *testing.T) {
 		if rec.Skills[n] == nil {
 			t.Errorf("the record lost %s: %v", n, rec.Skills)
 		}
+	}
+}
+
+// A cache the run cannot write (here, a memo folder under a file) only
+// leaves the target unlocked, as its memos go unwritten: the install
+// still runs.
+func TestSyncWithUnwritableMemoFolder(t *testing.T) {
+	f := newFixture(t)
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Targets: f.targets, Source: f.src, RecordMemo: filepath.Join(file, "records")}
+	if _, err := Sync(context.Background(), f.lock("alpha@1.0.0"), opts); err != nil {
+		t.Fatalf("Sync with an unwritable memo folder: %v", err)
 	}
 }
