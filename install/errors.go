@@ -88,10 +88,10 @@ func (e *UnsafeContentError) Error() string {
 // Unwrap makes errors.Is(err, ErrUnsafeContent) hold.
 func (e *UnsafeContentError) Unwrap() error { return ErrUnsafeContent }
 
-// checkContent refuses a staged skill whose entries (hashTreeList's)
+// checkEntries refuses a staged skill whose entries (hashTreeList's)
 // hold an entry named .git at any depth: a folder, or a file (a gitlink,
 // "gitdir: PATH", names a repository elsewhere just as well), or a link.
-func checkContent(s lockfile.Skill, entries []treeEntry) error {
+func checkEntries(s lockfile.Skill, entries []treeEntry) error {
 	for _, e := range entries {
 		if isGitDir(path.Base(e.rel)) {
 			return &UnsafeContentError{Skill: s, Path: e.rel}

@@ -78,7 +78,7 @@ func prepare(ctx context.Context, plans []*targetPlan, opts Options) error {
 			if err != nil {
 				return err
 			}
-			if err := checkContent(s.skill, entries); err != nil {
+			if err := checkEntries(s.skill, entries); err != nil {
 				return err
 			}
 			if err := first.vet.check(gctx, s.skill, dst); err != nil {
