@@ -19,17 +19,19 @@ import (
 // content unpacks to. Only a tree this skillpm unpacked from the locked
 // content is known to be it. So prepare leaves, for every skill it
 // materialises, an empty file under the memo folder's "trees" folder
-// named by the sha256 of the skill's name and manifest digest (which
-// pins its content) and the tree they unpacked to (as manager's checked
-// marks are): an install record holds both, so a record entry of a
-// version no longer locked can be checked too. A
-// folder that matches its record by its stat fingerprint was written,
-// or checked, by skillpm on this machine; one that had to be read is
-// trusted only when its tree is marked, and is otherwise staged and
-// compared with the locked content (plan, checkFolders), or, for
-// 'verify', unpacked apart (LockedTree). The folder is trusted as much
-// as the rest of the user's cache; deleting it only makes such folders
-// be compared again.
+// named by the sha256 of the skill's name, its manifest digest (which
+// pins its content) and the tree it unpacked to, as manager's checked
+// marks are; a record entry holds all three, so an entry of a version
+// no longer locked can be looked up too.
+//
+// A folder that matches its record by its stat fingerprint was written,
+// or checked, by skillpm on this machine. One that had to be read is
+// trusted only when its tree is marked; otherwise it is staged and
+// compared with the locked content (plan, checkFolders), replaced whole
+// by an update (put keeps none of its files), or, for 'verify', checked
+// against the locked content unpacked apart (LockedTree). The folder is
+// trusted as much as the rest of the user's cache; deleting it only
+// makes such folders be compared again.
 
 // treesFolder is the folder of tree marks in a memo folder.
 const treesFolder = "trees"
