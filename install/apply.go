@@ -13,7 +13,7 @@ import (
 // put moves a staged skill into dir, swapping atomically with an existing
 // folder. It reports whether the staged folder was moved as it was (no
 // folder was there): then its stat fingerprint is the staged one.
-func (p *targetPlan) put(s *step, dir string) (moved bool, err error) {
+func (p *targetPlan) put(s *step, dir string, force bool) (moved bool, err error) {
 	srcRel := filepath.Join(p.stagingName, s.Name)
 	src := filepath.Join(p.dir, srcRel)
 	fi, err := p.root.Lstat(s.Name)
@@ -29,10 +29,26 @@ func (p *targetPlan) put(s *step, dir string) (moved bool, err error) {
 	if isLink(fi) || !fi.IsDir() {
 		return false, linkError(dir, s.Name, fi)
 	}
-	if s.rec != nil {
+	if s.rec == nil {
+		// Planned as absent (a folder there before was adopted, or
+		// refused, by checkFolders): one made since, by the user or an
+		// agent, is theirs, never swapped out and deleted.
+		return false, &HandAuthoredError{Dir: dir, Skill: s.skill}
+	}
+	if !s.checkContent && !s.claimed && !force {
+		// Planned as unedited: an edit made since (while other skills
+		// downloaded or swapped) is the user's, and not replaced.
+		if same, err := stillHolds(dir, s.rec); err != nil {
+			return false, fmt.Errorf("install %s: %w", s.Name, err)
+		} else if !same {
+			return false, &ModifiedError{Dir: dir, Name: s.Name, Version: s.rec.Version}
+		}
+	}
+	if !s.claimed {
 		// Files the user added to a managed skill (not in its record)
 		// move on with it, as 'remove --force' keeps them: only what
-		// skillpm installed is replaced.
+		// skillpm installed is replaced. A record that alone vouches
+		// for the folder (claimed) cannot tell them apart.
 		if err := keepUserFiles(dir, src, s.rec); err != nil {
 			return false, fmt.Errorf("install %s: keep files you added: %w", s.Name, err)
 		}
@@ -41,6 +57,20 @@ func (p *targetPlan) put(s *step, dir string) (moved bool, err error) {
 		return false, fmt.Errorf("install %s: %w", s.Name, err)
 	}
 	return false, p.root.RemoveAll(srcRel) // now the old folder
+}
+
+// stillHolds reports whether dir holds the tree r records, checked
+// afresh (not by prescan's verdict): by its stat fingerprint, else by
+// its files.
+func stillHolds(dir string, r *RecordSkill) (bool, error) {
+	if r.Tree != "" && statUnchanged(dir, r, false) {
+		return true, nil
+	}
+	t, err := HashTree(dir)
+	if err != nil {
+		return false, err
+	}
+	return t.Digest == r.Tree, nil
 }
 
 // keepUserFiles copies into the staged folder the regular files of the
@@ -107,6 +137,9 @@ func (p *targetPlan) removeSkill(name string, r *RecordSkill, force bool) error 
 	case isLink(fi) || !fi.IsDir():
 		return linkError(dir, name, fi)
 	}
+	// Checked afresh, not by prescan's verdict: an edit made since the
+	// plan (while other skills swapped) is the user's.
+	r.scan = scanUnknown
 	if eff, _, err := current(dir, r); err != nil {
 		return err
 	} else if eff == nil {

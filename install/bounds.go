@@ -1,10 +1,16 @@
 package install
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // Bounds say where target folders may lie. A target folder, with every
@@ -25,9 +31,15 @@ type OutsideError struct {
 	Dir      string // the target folder, as configured
 	Resolved string // where its symlinks lead
 	Root     string // the folder it had to stay in
+	// Own: Resolved is Root itself, or inside a .git folder of it.
+	Own bool
 }
 
 func (e *OutsideError) Error() string {
+	if e.Own {
+		return fmt.Sprintf("target folder %s resolves to %s; a target must be a folder of its own inside %s, not the project folder itself or inside .git (where a skill named hooks would become git's hooks): replace the symbolic link with a folder, or fix 'targets:' in skills.yaml",
+			e.Dir, e.Resolved, e.Root)
+	}
 	return fmt.Sprintf("target folder %s resolves to %s, outside %s; skillpm installs and removes skills only inside it: replace the symbolic link with a folder (or fix 'targets:' in skills.yaml), or allow %s with allow_target_outside in the user config",
 		e.Dir, e.Resolved, e.Root, e.Resolved)
 }
@@ -52,8 +64,14 @@ func (b Bounds) Check(target string) error {
 		}
 		return &OutsideError{Dir: target, Resolved: dest + " (a link to nothing)", Root: b.Root}
 	}
-	real := RealPath(target)
-	if within(real, RealPath(b.Root)) {
+	real, root := RealPath(target), RealPath(b.Root)
+	if within(real, root) {
+		// skills.yaml's targets are refused there as written
+		// (project.Manifest); a link the repository carries must not
+		// lead there either.
+		if rel, _ := filepath.Rel(root, real); rel == "." || slices.ContainsFunc(strings.Split(filepath.ToSlash(rel), "/"), isGitDir) {
+			return &OutsideError{Dir: target, Resolved: real, Root: b.Root, Own: true}
+		}
 		return nil
 	}
 	for _, a := range b.Allow {
@@ -63,6 +81,10 @@ func (b Bounds) Check(target string) error {
 	}
 	return &OutsideError{Dir: target, Resolved: real, Root: b.Root}
 }
+
+// isGitDir reports whether a path element names git's folder, in any
+// case (on a case-insensitive file system .GIT is .git).
+func isGitDir(el string) bool { return strings.EqualFold(el, ".git") }
 
 // within reports whether p is dir or below it; both are clean and
 // absolute.
@@ -178,4 +200,48 @@ func RealPath(p string) string {
 		}
 		rest = filepath.Join(filepath.Base(dir), rest)
 	}
+}
+
+// targetLocks takes the locks of targets, in a fixed order (so that two
+// runs locking the same folders cannot each hold one the other waits
+// for): one file per folder under memoDir's "locks" folder, named by the
+// sha256 of the folder's real path (RealPath), so every spelling of a
+// folder, and every project writing to it, takes the same lock. The
+// project lock serialises the runs of one project; this one serialises
+// runs of different projects that share a target (-g and a project at
+// the home folder; folders allowed with allow_target_outside): one
+// would otherwise remove the other's staging folder as a crashed run's,
+// or save a record that lacks the other's skills. With no memoDir, or
+// one it cannot write (a read-only cache), it locks nothing, as the
+// memos there are only written when they can be.
+func targetLocks(ctx context.Context, memoDir string, targets []string, log io.Writer) (unlock func(), err error) {
+	dir := filepath.Join(memoDir, "locks")
+	if memoDir == "" || os.MkdirAll(dir, 0o700) != nil {
+		return func() {}, nil
+	}
+	type one struct{ key, target string }
+	var all []one
+	for _, t := range targets {
+		sum := sha256.Sum256([]byte(RealPath(t)))
+		all = append(all, one{hex.EncodeToString(sum[:]), t})
+	}
+	slices.SortFunc(all, func(a, b one) int { return strings.Compare(a.key, b.key) })
+	var held []*Lock
+	unlock = func() {
+		for _, l := range held {
+			l.Unlock()
+		}
+	}
+	for i, o := range all {
+		if i > 0 && o.key == all[i-1].key {
+			continue
+		}
+		l, err := lockTarget(ctx, filepath.Join(dir, o.key), o.target, log)
+		if err != nil {
+			unlock()
+			return nil, err
+		}
+		held = append(held, l)
+	}
+	return unlock, nil
 }

@@ -365,3 +365,34 @@ func TestRemoveRefusesFileForSkillFolder(t *testing.T) {
 		t.Errorf("the file was changed: %q", b)
 	}
 }
+
+// A target that resolves, through a link the repository carries, to the
+// project folder itself or into its .git (where a skill named hooks would
+// become .git/hooks) is refused as skills.yaml's spelling of it is, before
+// anything is written there.
+func TestSyncRefusesTargetIntoGitOrRoot(t *testing.T) {
+	for _, c := range []struct{ link, dest string }{{"gh", ".git"}, {"hk", ".git/hooks"}, {"up", "."}, {"gg", ".GIT"}} {
+		t.Run(c.link, func(t *testing.T) {
+			f := newFixture(t)
+			os.MkdirAll(filepath.Join(f.project, ".git/hooks"), 0o755)
+			os.MkdirAll(filepath.Join(f.project, ".GIT"), 0o755)
+			if err := os.Symlink(c.dest, filepath.Join(f.project, c.link)); err != nil {
+				t.Fatal(err)
+			}
+			before := f.snapshot()
+			f.targets = []string{filepath.Join(f.project, c.link)}
+			b := Bounds{Root: f.project}
+			_, err := f.syncBounded(f.lock("hooks@1.0.0"), false, b)
+			var oe *OutsideError
+			if !errors.As(err, &oe) || oe.Dir != f.targets[0] || !strings.Contains(err.Error(), "not the project folder itself or inside .git") {
+				t.Fatalf("Sync into %s -> %s = %v; want an OutsideError saying why", c.link, c.dest, err)
+			}
+			if got := f.snapshot(); got != before {
+				t.Errorf("refused run wrote:\n%s\nwant\n%s", got, before)
+			}
+			if _, err := Status(f.targets, nil, "", b); !errors.As(err, &oe) {
+				t.Errorf("Status = %v; want an OutsideError", err)
+			}
+		})
+	}
+}

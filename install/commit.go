@@ -40,7 +40,7 @@ func (p *targetPlan) commit(ctx context.Context, opts Options) error {
 		dir := filepath.Join(p.dir, s.Name)
 		switch s.Action {
 		case ActionInstall, ActionUpdate:
-			moved, err := p.put(s, dir)
+			moved, err := p.put(s, dir, opts.Force)
 			if err != nil {
 				return err
 			}

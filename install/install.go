@@ -63,7 +63,9 @@ type Options struct {
 	AfterSwap func(n int)
 	// RecordMemo, when set, is a folder of the user's cache where the
 	// targets' install records are remembered, checked, by the digest of
-	// their bytes (recordmemo.go); "" decodes them every run.
+	// their bytes (recordmemo.go); "" decodes them every run. Its
+	// "trees" folder marks the trees skillpm unpacked (trees.go), and its
+	// "locks" folder holds the locks of target folders (targetLocks).
 	RecordMemo string
 }
 
@@ -120,6 +122,12 @@ func Sync(ctx context.Context, lock *lockfile.File, opts Options) (*Result, erro
 			return nil, err
 		}
 	}
+	// A dry run stages too (and cleans leftovers): it takes the locks.
+	unlock, err := targetLocks(ctx, opts.RecordMemo, targets, opts.Log)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	plans := make([]*targetPlan, 0, len(targets))
 	defer func() {
 		for _, p := range plans {

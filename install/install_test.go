@@ -417,9 +417,13 @@ func TestSyncRepairsAfterCrashedUpdate(t *testing.T) {
 	for _, next := range []string{"alpha@1.0.0", "alpha@1.1.0"} {
 		t.Run(next, func(t *testing.T) {
 			f := newFixture(t)
+			opts := Options{Targets: f.targets, Source: f.src, RecordMemo: t.TempDir()}
 			old := f.lock("alpha@1.0.0")
-			f.mustSync(old)
-			// Crash: stage 1.1.0, journal it, swap it in, die.
+			if _, err := Sync(context.Background(), old, opts); err != nil {
+				t.Fatal(err)
+			}
+			// Crash: stage 1.1.0 (and mark its tree, as prepare does),
+			// journal it, swap it in, die.
 			newer := f.lock("alpha@1.1.0")
 			staged := filepath.Join(t.TempDir(), "alpha")
 			f.src.Materialize(context.Background(), newer.Skills[0], staged)
@@ -427,6 +431,7 @@ func TestSyncRepairsAfterCrashedUpdate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			markTree(opts.RecordMemo, newer.Skills[0], tree.Digest)
 			for _, tg := range f.targets {
 				rec, _ := ReadRecord(tg)
 				rec.Skills["alpha"].Pending = recordFor(newer.Skills[0], tree, "", "")
@@ -437,7 +442,7 @@ func TestSyncRepairsAfterCrashedUpdate(t *testing.T) {
 			os.RemoveAll(filepath.Join(f.targets[0], "alpha"))
 			os.Rename(staged, filepath.Join(f.targets[0], "alpha"))
 
-			res, err := f.sync(f.lock(next), false)
+			res, err := Sync(context.Background(), f.lock(next), opts)
 			if err != nil {
 				t.Fatalf("next run after the crash: %v", err)
 			}
@@ -501,5 +506,78 @@ func TestSyncLeavesOtherOwnersSkillsAlone(t *testing.T) {
 	st, _ := Status(shared, f.lock("beta@1.0.0"), "project", Bounds{})
 	if len(st) != 1 || st[0].Name != "beta" {
 		t.Errorf("Status shows another owner's skills: %+v", st)
+	}
+}
+
+// A skill folder that appears after planning (the user, or an agent,
+// makes it while skills download) is not the absent folder the plan
+// saw: it is hand-authored, and never swapped out and deleted.
+func TestSyncNeverReplacesFolderMadeDuringRun(t *testing.T) {
+	f := newFixture(t)
+	f.targets = f.targets[:1]
+	mine := filepath.Join(f.targets[0], "beta", "NOTES.md")
+	opts := Options{Targets: f.targets, Source: f.src, AfterSwap: func(n int) {
+		if n == 1 { // alpha is in; beta is next
+			os.MkdirAll(filepath.Dir(mine), 0o755)
+			os.WriteFile(mine, []byte("mine"), 0o644)
+		}
+	}}
+	_, err := Sync(context.Background(), f.lock("alpha@1.0.0", "beta@1.0.0"), opts)
+	if !errors.As(err, new(*HandAuthoredError)) {
+		t.Fatalf("Sync over a folder made during the run: %v; want a HandAuthoredError", err)
+	}
+	if got := f.read(".claude/skills/beta/NOTES.md"); got != "mine" {
+		t.Errorf("the folder made during the run lost its file: %q", got)
+	}
+	// The next run finds it in the way, as any hand-authored folder.
+	opts.AfterSwap = nil
+	if _, err := Sync(context.Background(), f.lock("alpha@1.0.0", "beta@1.0.0"), opts); !errors.As(err, new(*HandAuthoredError)) {
+		t.Fatalf("next run: %v; want a HandAuthoredError", err)
+	}
+	if got := f.read(".claude/skills/beta/NOTES.md"); got != "mine" {
+		t.Errorf("next run: %q", got)
+	}
+}
+
+// A managed skill edited after planning (while others download or swap)
+// is not the unedited folder the plan saw: the update refuses it rather
+// than replace the edit.
+func TestSyncUpdateSeesEditDuringRun(t *testing.T) {
+	f := newFixture(t)
+	f.targets = f.targets[:1]
+	f.mustSync(f.lock("alpha@1.0.0", "beta@1.0.0"))
+	edited := filepath.Join(f.targets[0], "beta", "SKILL.md")
+	opts := Options{Targets: f.targets, Source: f.src, AfterSwap: func(n int) {
+		if n == 1 { // alpha is in; beta is next
+			os.WriteFile(edited, []byte("my edits"), 0o644)
+		}
+	}}
+	_, err := Sync(context.Background(), f.lock("alpha@1.1.0", "beta@1.1.0"), opts)
+	if !errors.As(err, new(*ModifiedError)) {
+		t.Fatalf("update over an edit made during the run: %v; want a ModifiedError", err)
+	}
+	if got := f.read(".claude/skills/beta/SKILL.md"); got != "my edits" {
+		t.Errorf("the edit made during the run was replaced: %q", got)
+	}
+}
+
+// So is a managed skill to be removed: an edit made after planning keeps
+// it.
+func TestSyncRemoveSeesEditDuringRun(t *testing.T) {
+	f := newFixture(t)
+	f.targets = f.targets[:1]
+	f.mustSync(f.lock("alpha@1.0.0", "beta@1.0.0"))
+	edited := filepath.Join(f.targets[0], "beta", "SKILL.md")
+	opts := Options{Targets: f.targets, Source: f.src, AfterSwap: func(n int) {
+		if n == 1 { // alpha is updated; beta is removed next
+			os.WriteFile(edited, []byte("my edits"), 0o644)
+		}
+	}}
+	_, err := Sync(context.Background(), f.lock("alpha@1.1.0"), opts)
+	if !errors.As(err, new(*ModifiedError)) {
+		t.Fatalf("remove over an edit made during the run: %v; want a ModifiedError", err)
+	}
+	if got := f.read(".claude/skills/beta/SKILL.md"); got != "my edits" {
+		t.Errorf("the edit made during the run was removed: %q", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -23,6 +24,27 @@ func Acquire(ctx context.Context, dir string) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
+	return flockWait(ctx, f, nil)
+}
+
+// lockTarget takes the lock of one target folder (targetLocks), waiting
+// while another run holds it, and saying so on log once.
+func lockTarget(ctx context.Context, path, target string, log io.Writer) (*Lock, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, nil // a cache it cannot write: no lock (targetLocks)
+	}
+	return flockWait(ctx, f, func() {
+		if log != nil {
+			fmt.Fprintf(log, "waiting for another skillpm run installing into %s\n", target)
+		}
+	})
+}
+
+// flockWait takes an exclusive flock on f, waiting (until ctx is done)
+// while another holds it; waiting, when set, is called before the first
+// wait.
+func flockWait(ctx context.Context, f *os.File, waiting func()) (*Lock, error) {
 	for delay := 10 * time.Millisecond; ; delay = min(delay*2, 250*time.Millisecond) {
 		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 		if err == nil {
@@ -31,6 +53,10 @@ func Acquire(ctx context.Context, dir string) (*Lock, error) {
 		if !errors.Is(err, unix.EWOULDBLOCK) {
 			f.Close()
 			return nil, fmt.Errorf("lock project: %w", err)
+		}
+		if waiting != nil {
+			waiting()
+			waiting = nil
 		}
 		select {
 		case <-ctx.Done():
@@ -43,6 +69,9 @@ func Acquire(ctx context.Context, dir string) (*Lock, error) {
 
 // Unlock releases the lock.
 func (l *Lock) Unlock() error {
+	if l == nil {
+		return nil
+	}
 	unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
 	return l.f.Close()
 }

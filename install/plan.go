@@ -23,6 +23,10 @@ type step struct {
 	checkContent bool
 	current      *Tree
 	promoted     bool // the record entry was taken from its journal
+	// claimed: the folder is the tree its record entry names, a tree
+	// not known to be what skillpm unpacked for it (trees.go). Its
+	// files are never kept as the user's (put).
+	claimed bool
 }
 
 type targetPlan struct {
@@ -100,6 +104,17 @@ func plan(target string, lock *lockfile.File, opts Options) (*targetPlan, error)
 		}
 		if r != nil && !ownedBy(r, opts.Owner) {
 			return p, &OwnedError{Dir: dir, Name: s.Name, Owner: r.Owner}
+		}
+		if cur != nil && eff != nil && !treeMarked(opts.RecordMemo, s.Name, eff.Manifest, eff.Tree) {
+			// The folder was read and is the tree its record names, but
+			// only the record says that tree is what skillpm unpacked
+			// (trees.go). Of the locked version, it is compared with
+			// the locked content after staging; of another, it is
+			// replaced whole by the locked version: none of its files
+			// is kept as the user's on the record's word (put).
+			st.claimed, st.rec, st.current = true, eff, cur
+			st.Action, st.checkContent = ActionUpdate, eff.Manifest == s.Manifest
+			continue
 		}
 		if r == nil || (eff == nil && r.Tree == "") {
 			// Not in the record (or only journalled, with other

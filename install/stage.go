@@ -78,9 +78,13 @@ func prepare(ctx context.Context, plans []*targetPlan, opts Options) error {
 			if err != nil {
 				return err
 			}
+			if err := checkEntries(s.skill, entries); err != nil {
+				return err
+			}
 			if err := first.vet.check(gctx, s.skill, dst); err != nil {
 				return fmt.Errorf("install %s %s: %w", s.Name, s.Version, err)
 			}
+			markTree(opts.RecordMemo, s.skill, t.Digest)
 			mu.Lock()
 			first.staged[s.Name] = t
 			mu.Unlock()
@@ -168,6 +172,8 @@ func (p *targetPlan) checkFolders(opts Options) error {
 			s.Action = ActionRepair
 		case s.rec == nil:
 			return &HandAuthoredError{Dir: dir, Skill: s.skill}
+		case s.claimed && !opts.Force:
+			return &ClaimError{Dir: dir, Name: s.Name, Version: s.rec.Version, Record: filepath.Join(p.dir, RecordName)}
 		case !opts.Force:
 			return &ModifiedError{Dir: dir, Name: s.Name, Version: s.rec.Version}
 		}

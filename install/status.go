@@ -29,6 +29,14 @@ type SkillStatus struct {
 	Version string `json:"version,omitempty"`
 	State   State  `json:"state"`
 	Detail  string `json:"detail,omitempty"`
+	// Claimed, for a skill in StateOK whose files were read and found
+	// to be the ones its install record lists, is the tree digest the
+	// record gives, when nothing but the record says that tree is the
+	// locked content (no mark of this skillpm having unpacked it, see
+	// trees.go): the record is a project file, and 'verify' checks
+	// such a tree against the locked content (LockedTree). "" when the
+	// folder is known to hold what skillpm installed.
+	Claimed string `json:"-"`
 }
 
 // Status compares every target's managed skills with their record (edits)
@@ -60,7 +68,7 @@ func StatusMemo(targets []string, lock *lockfile.File, owner string, b Bounds, m
 				continue
 			}
 			seen[name] = true
-			eff, state, detail, err := managedState(t, name, r)
+			eff, read, state, detail, err := managedState(t, name, r)
 			if err != nil {
 				return nil, err
 			}
@@ -71,6 +79,8 @@ func StatusMemo(targets []string, lock *lockfile.File, owner string, b Bounds, m
 					s.State, s.Detail = StateExtra, "no longer in skills.lock; 'skillpm install' removes it"
 				} else if l.Manifest != eff.Manifest {
 					s.State, s.Detail = StateOutdated, "the lock wants "+l.Version+"; run 'skillpm install'"
+				} else if read && !treeMarked(memoDir, name, eff.Manifest, eff.Tree) {
+					s.Claimed = eff.Tree
 				}
 			}
 			out = append(out, s)
@@ -95,23 +105,24 @@ func StatusMemo(targets []string, lock *lockfile.File, owner string, b Bounds, m
 // managedState is the state of the managed skill folder name in target
 // that the record entry r describes: StateOK with the entry it matches
 // (r, or the install r journalled), or StateMissing or StateModified
-// and why.
-func managedState(target, name string, r *RecordSkill) (*RecordSkill, State, string, error) {
+// and why. read reports that the folder's files were read to match it
+// (its stat fingerprint did not vouch for it).
+func managedState(target, name string, r *RecordSkill) (eff *RecordSkill, read bool, state State, detail string, err error) {
 	if r.scan == scanSameFolder {
-		return r, StateOK, "", nil // prescan found it an unchanged folder, not a link
+		return r, false, StateOK, "", nil // prescan found it an unchanged folder, not a link
 	}
 	dir := filepath.Join(target, name)
 	if fi, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
-		return nil, StateMissing, "the folder was deleted; 'skillpm install' restores it", nil
+		return nil, false, StateMissing, "the folder was deleted; 'skillpm install' restores it", nil
 	} else if err == nil && (isLink(fi) || !fi.IsDir()) {
-		return nil, StateModified, "replaced by a symbolic link or a file; remove it, then run 'skillpm install'", nil
+		return nil, false, StateModified, "replaced by a symbolic link or a file; remove it, then run 'skillpm install'", nil
 	}
-	eff, _, err := current(dir, r)
+	eff, cur, err := current(dir, r)
 	switch {
 	case err != nil:
-		return nil, "", "", err
+		return nil, false, "", "", err
 	case eff == nil:
-		return nil, StateModified, "local edits; 'skillpm install --force' discards them", nil
+		return nil, true, StateModified, "local edits; 'skillpm install --force' discards them", nil
 	}
-	return eff, StateOK, "", nil
+	return eff, cur != nil, StateOK, "", nil
 }

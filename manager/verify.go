@@ -9,6 +9,7 @@ import (
 
 	"github.com/skillpm/skillpm/install"
 	"github.com/skillpm/skillpm/lockfile"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/source"
 	"github.com/skillpm/skillpm/verify"
 )
@@ -106,6 +107,7 @@ func (m *Manager) Verify(ctx context.Context, lock *lockfile.File, opts VerifyOp
 	if err != nil {
 		return nil, err
 	}
+	trees := map[string]string{} // the locked tree of each skill LockedTree unpacked
 	for _, st := range states {
 		r := byName[st.Name]
 		if r == nil {
@@ -113,6 +115,9 @@ func (m *Manager) Verify(ctx context.Context, lock *lockfile.File, opts VerifyOp
 		}
 		switch st.State {
 		case install.StateOK:
+			if st.Claimed != "" && !m.lockedTreeIs(ctx, lock, st, r, trees) {
+				continue
+			}
 			if r.Installed == "" {
 				r.Installed = "ok"
 			}
@@ -125,4 +130,39 @@ func (m *Manager) Verify(ctx context.Context, lock *lockfile.File, opts VerifyOp
 		}
 	}
 	return reports, nil
+}
+
+// lockedTreeIs checks a folder that only its install record vouches for
+// (install.SkillStatus.Claimed): the record is a project file, changed
+// as easily as the folder, so the tree it names is compared with the
+// tree the locked content unpacks to. It reports whether they agree,
+// and fails r when they do not, or when the content cannot be read.
+// trees keeps the trees unpacked so far (a skill is in every target).
+func (m *Manager) lockedTreeIs(ctx context.Context, lock *lockfile.File, st install.SkillStatus, r *verify.Report, trees map[string]string) bool {
+	dir := filepath.Join(st.Target, st.Name)
+	l := lock.Find(st.Name)
+	if l == nil {
+		return true // Status reports such a skill as extra, never claimed
+	}
+	tree, ok := trees[l.Name]
+	var err error
+	if !ok {
+		if tree, err = install.LockedTree(ctx, absSource{m}, *l, m.RecordMemoDir); err == nil {
+			trees[l.Name] = tree
+		}
+	}
+	switch {
+	case err != nil && errors.Is(err, registry.ErrNetwork):
+		r.Fail(verify.StatusNetwork, "%s: %v", dir, err)
+	case err != nil && errors.Is(err, registry.ErrIntegrity):
+		r.Fail(verify.StatusTampered, "%s: %v", dir, err)
+	case err != nil:
+		r.Fail(verify.StatusError, "%s: compare with the locked content: %v", dir, err)
+	case tree != st.Claimed:
+		r.Installed = string(install.StateModified)
+		r.Fail(verify.StatusTampered, "%s: installed files are not the locked content, though its install record (%s) says so: restore both from version control, or run 'skillpm install --force'", dir, filepath.Join(st.Target, install.RecordName))
+	default:
+		return true
+	}
+	return false
 }

@@ -96,8 +96,8 @@ func exitCode(err error) int {
 		return command.ExitConflict
 	case errors.Is(err, resolve.ErrNotFound), errors.Is(err, manager.ErrNotInstalled), errors.Is(err, project.ErrNotFound):
 		return command.ExitNotFound
-	case errors.Is(err, install.ErrBadRecord), errors.Is(err, install.ErrLinkedSkill), errors.As(err, &ooe):
-		return command.ExitIntegrity // an edited record, a skill folder or target leading elsewhere
+	case errors.Is(err, install.ErrBadRecord), errors.Is(err, install.ErrLinkedSkill), errors.As(err, &ooe), errors.Is(err, install.ErrUnsafeContent):
+		return command.ExitIntegrity // an edited record, a skill folder or target leading elsewhere, a .git in a skill
 	case errors.As(err, &hae), errors.As(err, &mde), errors.As(err, &owe):
 		return command.ExitModified
 	case errors.Is(err, wellknown.ErrIntegrity), errors.Is(err, wellknown.ErrInvalidIndex), errors.Is(err, wellknown.ErrNoDigest):

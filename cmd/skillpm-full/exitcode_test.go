@@ -116,6 +116,7 @@ func TestLightExitCodesAgree(t *testing.T) {
 		resolve.ErrNotFound,
 		install.ErrBadRecord,
 		install.ErrLinkedSkill,
+		install.ErrUnsafeContent,
 		&install.OutsideError{},
 		&install.HandAuthoredError{},
 		&install.ModifiedError{},

@@ -92,8 +92,8 @@ func LightExitCode(err error) int {
 		return ExitConflict
 	case errors.Is(err, resolve.ErrNotFound), errors.Is(err, project.ErrNotFound):
 		return ExitNotFound
-	case errors.Is(err, install.ErrBadRecord), errors.Is(err, install.ErrLinkedSkill), errors.As(err, &ooe):
-		return ExitIntegrity // an edited record, a skill folder or target leading elsewhere
+	case errors.Is(err, install.ErrBadRecord), errors.Is(err, install.ErrLinkedSkill), errors.As(err, &ooe), errors.Is(err, install.ErrUnsafeContent):
+		return ExitIntegrity // an edited record, a skill folder or target leading elsewhere, a .git in a skill
 	case errors.As(err, &hae), errors.As(err, &mde), errors.As(err, &owe):
 		return ExitModified
 	case errors.As(err, &te):
