@@ -39,6 +39,10 @@ type SkillStatus struct {
 	Claimed string `json:"-"`
 }
 
+// ClaimedDetail is the Detail of a skill in StateOK that only its
+// install record vouches for (SkillStatus.Claimed).
+const ClaimedDetail = "its files match the install record, which the project carries, but were not yet checked against the locked content: 'skillpm install' or 'skillpm verify' checks them"
+
 // Status compares every target's managed skills with their record (edits)
 // and with lock (which may be nil), reading contents only where the stat
 // fingerprint changed.
@@ -81,6 +85,7 @@ func StatusMemo(targets []string, lock *lockfile.File, owner string, b Bounds, m
 					s.State, s.Detail = StateOutdated, "the lock wants "+l.Version+"; run 'skillpm install'"
 				} else if read && !treeMarked(memoDir, name, eff.Manifest, eff.Tree) {
 					s.Claimed = eff.Tree
+					s.Detail = ClaimedDetail
 				}
 			}
 			out = append(out, s)

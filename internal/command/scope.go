@@ -100,11 +100,15 @@ func printStatus(e *Env, dir string, res *project.StatusResult) error {
 	}
 	clean := 0
 	for _, s := range res.Skills {
-		if s.State == install.StateOK {
+		state := string(s.State)
+		switch {
+		case s.State == install.StateOK && s.Claimed == "":
 			clean++
 			continue
+		case s.State == install.StateOK:
+			state = "unchecked" // the record alone vouches for it
 		}
-		fmt.Fprintf(e.Stdout, "%-9s %s (%s)\n", s.State, TermLine(filepath.Join(RelTo(dir, s.Target), s.Name)), TermLine(s.Detail))
+		fmt.Fprintf(e.Stdout, "%-9s %s (%s)\n", state, TermLine(filepath.Join(RelTo(dir, s.Target), s.Name)), TermLine(s.Detail))
 	}
 	if !e.Quiet {
 		fmt.Fprintf(e.Stdout, "%d managed skills as installed, %d need attention\n", clean, len(res.Skills)-clean)
