@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"syscall"
 
 	"oras.land/oras-go/v2/errdef"
@@ -75,6 +76,41 @@ func (e *kindError) Error() string        { return e.err.Error() }
 func (e *kindError) Unwrap() error        { return e.err }
 func (e *kindError) Is(target error) bool { return target == e.kind }
 
+// answerFaults are the words oras-go uses, in errors that wrap nothing
+// this package could test, for registry answers it refused: a size or
+// digest header that contradicts the descriptor is tampering
+// (ErrIntegrity); an answer it cannot read, the registry failing
+// (ErrNetwork). TestHostileAnswersClassified holds them to oras-go's
+// messages.
+var answerFaults = []struct {
+	text, note string
+	kind       error
+}{
+	{"mismatch Content-Length", "", ErrIntegrity},
+	{"invalid response header", "", ErrIntegrity},                  // a malformed Docker-Content-Digest
+	{"digest mismatch in Docker-Content-Digest", "", ErrIntegrity}, // a blob's header names another digest
+	{"mismatch response Content-Type", "", ErrIntegrity},           // a manifest served as another type than its descriptor's
+	// A tag list, referrers or catalog page.
+	{"failed to decode response", "the answer is not JSON, or is over limits.max_manifest_size", ErrNetwork},
+	{"invalid response Content-Type", "", ErrNetwork},
+	{"unknown response Content-Length", "", ErrNetwork},
+}
+
+// answerKind marks an oras-go error about a registry's answer with its
+// sentinel, and reports false for other errors.
+func answerKind(err error) (error, bool) {
+	msg := err.Error()
+	for _, f := range answerFaults {
+		if strings.Contains(msg, f.text) {
+			if f.note != "" {
+				err = fmt.Errorf("%w (%s)", err, f.note)
+			}
+			return &kindError{f.kind, err}, true
+		}
+	}
+	return err, false
+}
+
 // classify marks errors from oras-go and net/http with this package's
 // sentinels so callers need not know about either.
 func classify(err error) error {
@@ -93,9 +129,13 @@ func classify(err error) error {
 			return &kindError{ErrUnauthorized, err}
 		case resp.StatusCode == http.StatusNotFound:
 			return &kindError{ErrNotFound, err}
-		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-			return &kindError{ErrNetwork, err}
 		}
+		// 429, 5xx, and any other answer the API does not give here
+		// (400, 418, a 206 to a plain GET, a 3xx without a Location):
+		// the registry failed, whatever it meant.
+		return &kindError{ErrNetwork, err}
+	}
+	if err, ok := answerKind(err); ok {
 		return err
 	}
 	if errors.Is(err, auth.ErrBasicCredentialNotFound) {

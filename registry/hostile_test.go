@@ -1,0 +1,112 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// answer is a hostile registry's handler for the requests match picks.
+func answer(match func(r *http.Request) bool, fn func(w http.ResponseWriter, r *http.Request)) func(w http.ResponseWriter, r *http.Request) bool {
+	return func(w http.ResponseWriter, r *http.Request) bool {
+		if !match(r) {
+			return false
+		}
+		fn(w, r)
+		return true
+	}
+}
+
+// TestHostileAnswersClassified: answers a registry should never give
+// (statuses the API does not use there, size and digest headers that
+// contradict the descriptor, listings that are not JSON or are over the
+// limit) fail with the sentinel the CLI maps to its documented exit code:
+// ErrIntegrity (10) for contradicted sizes and digests, ErrNetwork (5)
+// for a registry failing. Before, each was an unclassified error: exit 1,
+// "a bug", and no hint.
+func TestHostileAnswersClassified(t *testing.T) {
+	f := newFixture(t, Options{Limits: Limits{MaxManifestSize: 64 << 10}})
+	pub := f.publish(t, "pdf", "1.0.0", nil)
+	res, err := f.client.Resolve(bg, pub.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layer := res.Layout.Layers[0]
+	isLayer := func(r *http.Request) bool {
+		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/blobs/"+layer.Digest.String())
+	}
+	isManifest := func(r *http.Request) bool { return strings.Contains(r.URL.Path, "/manifests/") }
+	isTags := func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/tags/list") }
+	isReferrers := func(r *http.Request) bool { return strings.Contains(r.URL.Path, "/referrers/") }
+	status := func(code int) func(w http.ResponseWriter, r *http.Request) {
+		return func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(code) }
+	}
+	tests := []struct {
+		name string
+		op   string // pull by tag, pull by digest, versions, inspect
+		hook func(w http.ResponseWriter, r *http.Request) bool
+		want error
+	}{
+		{"manifest with a malformed digest header", "tag", answer(isManifest, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Docker-Content-Digest", "garbage")
+			w.Header().Set("Content-Type", res.Layout.Manifest.MediaType)
+			w.Write(res.ManifestJSON)
+		}), ErrIntegrity},
+		{"manifest answered 400", "tag", answer(isManifest, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(`{"errors":[{"code":"X","message":"no"}]}`))
+		}), ErrNetwork},
+		{"manifest answered 418", "tag", answer(isManifest, status(http.StatusTeapot)), ErrNetwork},
+		{"layer whose Content-Length is not its size", "digest", answer(isLayer, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", itoa(int(layer.Size)+5))
+			w.WriteHeader(http.StatusOK)
+		}), ErrIntegrity},
+		{"layer whose digest header names another blob", "digest", answer(isLayer, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Docker-Content-Digest", res.Layout.Config.Digest.String())
+			w.WriteHeader(http.StatusOK)
+		}), ErrIntegrity},
+		{"layer answered 206 to a plain GET", "digest", answer(isLayer, status(http.StatusPartialContent)), ErrNetwork},
+		{"layer answered 302 without a Location", "digest", answer(isLayer, status(http.StatusFound)), ErrNetwork},
+		{"tag list that is not JSON", "versions", answer(isTags, func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte(`{"tags": 5`))
+		}), ErrNetwork},
+		{"tag list over max_manifest_size", "versions", answer(isTags, func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte(`{"name":"x","tags":["` + strings.Repeat("a", 128<<10) + `"]}`))
+		}), ErrNetwork},
+		{"tag list answered 400", "versions", answer(isTags, status(http.StatusBadRequest)), ErrNetwork},
+		{"referrers that are not JSON", "inspect", answer(isReferrers, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/vnd.oci.image.index.v1+json")
+			w.Write([]byte(`{"manifests": 5`))
+		}), ErrNetwork},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := f.cache.Delete(layer.Digest); err != nil {
+				t.Fatal(err)
+			}
+			f.srv.Hook(tt.hook)
+			defer f.srv.Hook(nil)
+			ctx, cancel := context.WithTimeout(bg, 20*time.Second)
+			defer cancel()
+			var err error
+			switch tt.op {
+			case "tag":
+				_, err = f.client.Pull(ctx, pub.Ref.WithDigest("").WithTag("1.0.0"), filepath.Join(t.TempDir(), "out"), PullOptions{})
+			case "digest":
+				_, err = f.client.Pull(ctx, pub.Ref, filepath.Join(t.TempDir(), "out"), PullOptions{})
+			case "versions":
+				_, err = f.client.Versions(ctx, pub.Ref)
+			case "inspect":
+				_, err = f.client.Inspect(ctx, pub.Ref)
+			}
+			if !errors.Is(err, tt.want) || !strings.Contains(fmt.Sprint(err), f.srv.Host) {
+				t.Fatalf("got %v; want an error wrapping %q naming %s", err, tt.want, f.srv.Host)
+			}
+		})
+	}
+}
