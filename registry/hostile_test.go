@@ -110,3 +110,47 @@ func TestHostileAnswersClassified(t *testing.T) {
 		})
 	}
 }
+
+// TestMalformedDigestsRefused: a manifest naming a layer, or a referrers
+// listing naming a manifest, by a "digest" that is not one (here with a
+// terminal escape sequence in it) is refused with ErrIntegrity before
+// anything is read. Before, Resolve and Inspect returned it, and
+// 'skillpm inspect' printed the escape sequence to the terminal.
+func TestMalformedDigestsRefused(t *testing.T) {
+	f := newFixture(t, Options{})
+	pub := f.publish(t, "pdf", "1.0.0", nil)
+	res, err := f.client.Resolve(bg, pub.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bad = "sha256:\x1b]0;pwned\x07"
+	manifest := strings.Replace(string(res.ManifestJSON), res.Layout.Layers[0].Digest.String(), `sha256:\u001b]0;pwned\u0007`, 1)
+	referrers := `{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[` +
+		`{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:\u001b]0;pwned\u0007","size":5}]}`
+	tests := []struct {
+		name string
+		hook func(w http.ResponseWriter, r *http.Request) bool
+	}{
+		{"layer digest", answer(func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/manifests/1.0.0") }, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", res.Layout.Manifest.MediaType)
+			w.Write([]byte(manifest))
+		})},
+		{"referrer digest", answer(func(r *http.Request) bool { return strings.Contains(r.URL.Path, "/referrers/") }, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/vnd.oci.image.index.v1+json")
+			w.Write([]byte(referrers))
+		})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f.srv.Hook(tt.hook)
+			defer f.srv.Hook(nil)
+			in, err := f.client.Inspect(bg, pub.Ref.WithDigest("").WithTag("1.0.0"))
+			if !errors.Is(err, ErrIntegrity) {
+				t.Fatalf("Inspect: %+v, %v; want ErrIntegrity", in, err)
+			}
+			if strings.Contains(err.Error(), bad) {
+				t.Errorf("the error quotes the escape sequence as is: %q", err)
+			}
+		})
+	}
+}
