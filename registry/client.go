@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -125,19 +128,53 @@ func NewClient(opts Options) *Client {
 		Cache:  auth.NewCache(),
 		Header: http.Header{"User-Agent": {opts.UserAgent}},
 	}
+	c := &Client{opts: opts, limits: opts.Limits.WithDefaults(), auth: ac, checkedLayouts: new(sync.Map)}
 	if opts.Credentials != nil {
-		ac.Credential = credentials.Credential(opts.Credentials)
+		ac.Credential = c.credential(credentials.Credential(opts.Credentials))
 	}
-	return &Client{opts: opts, limits: opts.Limits.WithDefaults(), auth: ac, checkedLayouts: new(sync.Map)}
+	return c
+}
+
+// credential looks credentials up with lookup, but refuses to hand them
+// out for plain HTTP to a host that only --plain-http (PlainHTTP) made
+// plain, unless it is this machine: that flag is for loopback
+// registries, and it also reaches every other registry a command talks
+// to (a mirror's upstream), where anyone on the path could answer with
+// a 401 and read the password. A host listed under plain_http
+// (PlainHTTPHosts) was named by the user, and gets them.
+func (c *Client) credential(lookup auth.CredentialFunc) auth.CredentialFunc {
+	return func(ctx context.Context, host string) (auth.Credential, error) {
+		cred, err := lookup(ctx, host)
+		if err != nil || cred == auth.EmptyCredential || !c.opts.PlainHTTP || c.listedPlainHTTP(host) || isLoopbackHost(host) {
+			return cred, err
+		}
+		return auth.EmptyCredential, fmt.Errorf("registry %s: %w: not sending its credentials over plain HTTP (--plain-http is for registries on this machine); list %s under plain_http in config.yaml to allow it, or drop --plain-http", host, ErrInsecure, host)
+	}
+}
+
+// isLoopbackHost reports whether host[:port] is this machine.
+func isLoopbackHost(host string) bool {
+	h := host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		h = hh
+	}
+	h = strings.Trim(h, "[]")
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(h)
+	return err == nil && ip.IsLoopback()
 }
 
 // Concurrency is the number of parallel transfers the client allows.
 func (c *Client) Concurrency() int { return c.opts.Concurrency }
 
 func (c *Client) plainHTTP(host string) bool {
-	if c.opts.PlainHTTP {
-		return true
-	}
+	return c.opts.PlainHTTP || c.listedPlainHTTP(host)
+}
+
+// listedPlainHTTP reports whether PlainHTTPHosts names host.
+func (c *Client) listedPlainHTTP(host string) bool {
 	host = ociref.CanonicalHost(host)
 	return slices.ContainsFunc(c.opts.PlainHTTPHosts, func(h string) bool { return ociref.CanonicalHost(h) == host })
 }

@@ -43,6 +43,10 @@ var (
 	ErrTagExists = errors.New("version already published with different content")
 	// ErrExists: the output folder of a pull exists and is not empty.
 	ErrExists = errors.New("output exists")
+	// ErrInsecure: credentials would have gone over plain HTTP to a
+	// host that is not this machine and that the user did not list
+	// under plain_http.
+	ErrInsecure = errors.New("insecure connection refused")
 )
 
 // UnsafeArchiveError names the archive entry that was refused and why.
@@ -117,7 +121,7 @@ func classify(err error) error {
 	if err == nil {
 		return nil
 	}
-	for _, k := range []error{ErrNotFound, ErrUnauthorized, ErrNetwork, ErrIntegrity, ErrUnsafeArchive, ErrNotSkill, ErrTagExists, ErrExists} {
+	for _, k := range []error{ErrNotFound, ErrUnauthorized, ErrNetwork, ErrIntegrity, ErrUnsafeArchive, ErrNotSkill, ErrTagExists, ErrExists, ErrInsecure} {
 		if errors.Is(err, k) {
 			return err
 		}

@@ -1,0 +1,90 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/credentials"
+)
+
+// TestNoCredentialsOverPlainHTTPUnasked: --plain-http (Options.PlainHTTP)
+// is for loopback registries; a host that is not this machine and that
+// the user did not list under plain_http gets no credentials over plain
+// HTTP, or anyone on the path (answering its 401) would read them: the
+// request fails with ErrInsecure naming the host and the fix. A loopback
+// host, or a host listed by name, still gets them. Before, the Basic
+// credentials went out in clear to whichever host asked.
+func TestNoCredentialsOverPlainHTTPUnasked(t *testing.T) {
+	var mu sync.Mutex
+	var sent []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a := r.Header.Get("Authorization"); a != "" {
+			mu.Lock()
+			sent = append(sent, a)
+			mu.Unlock()
+			w.Write([]byte(`{"name":"org/pdf","tags":["1.0.0"]}`))
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Basic realm="registry"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	// Every host name reaches the test server.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, srv.Listener.Addr().String())
+	}
+	remote, local := "registry.example:"+port, "127.0.0.1:"+port
+	store := credentials.NewMemoryStore()
+	for _, h := range []string{remote, local} {
+		store.Put(bg, h, auth.Credential{Username: "u", Password: "secret"})
+	}
+	tests := []struct {
+		name    string
+		host    string
+		opts    Options
+		refused bool
+	}{
+		{"--plain-http, another host", remote, Options{PlainHTTP: true}, true},
+		{"--plain-http, loopback", local, Options{PlainHTTP: true}, false},
+		{"plain_http lists the host", remote, Options{PlainHTTPHosts: []string{remote}}, false},
+		{"--plain-http, and plain_http lists the host", remote, Options{PlainHTTP: true, PlainHTTPHosts: []string{remote}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mu.Lock()
+			sent = nil
+			mu.Unlock()
+			tt.opts.Transport, tt.opts.Credentials = tr, store
+			c := NewClient(tt.opts)
+			ref, err := ParseReference(tt.host + "/org/pdf")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.Versions(bg, ref)
+			mu.Lock()
+			n := len(sent)
+			mu.Unlock()
+			if !tt.refused {
+				if err != nil || n == 0 {
+					t.Fatalf("Versions: %v, credentials sent %d times; want success with credentials", err, n)
+				}
+				return
+			}
+			if n != 0 {
+				t.Errorf("credentials went over plain HTTP to %s %d times", tt.host, n)
+			}
+			if !errors.Is(err, ErrInsecure) || !strings.Contains(err.Error(), tt.host) || !strings.Contains(err.Error(), "plain_http") {
+				t.Errorf("Versions: %v; want ErrInsecure naming %s and plain_http", err, tt.host)
+			}
+		})
+	}
+}
