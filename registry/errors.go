@@ -96,6 +96,10 @@ var answerFaults = []struct {
 	{"mismatch response Content-Type", "", ErrIntegrity},           // a manifest served as another type than its descriptor's
 	// A tag list, referrers or catalog page.
 	{"failed to decode response", "the answer is not JSON, or is over limits.max_manifest_size", ErrNetwork},
+	// A listing's next page on another origin (refused, so a registry
+	// cannot send skillpm to another host), or a Link header that is
+	// not one.
+	{"invalid next link", "", ErrNetwork},
 	{"invalid response Content-Type", "", ErrNetwork},
 	{"unknown response Content-Length", "", ErrNetwork},
 }

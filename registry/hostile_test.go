@@ -79,6 +79,14 @@ func TestHostileAnswersClassified(t *testing.T) {
 			w.Write([]byte(`{"name":"x","tags":["` + strings.Repeat("a", 128<<10) + `"]}`))
 		}), ErrNetwork},
 		{"tag list answered 400", "versions", answer(isTags, status(http.StatusBadRequest)), ErrNetwork},
+		{"tag list linking to another host", "versions", answer(isTags, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Link", `<http://169.254.169.254/v2/org/skills/pdf/tags/list?n=1>; rel="next"`)
+			w.Write([]byte(`{"name":"org/skills/pdf","tags":["1.0.0"]}`))
+		}), ErrNetwork},
+		{"tag list with a malformed Link", "versions", answer(isTags, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Link", `/v2/next; rel="next"`)
+			w.Write([]byte(`{"name":"org/skills/pdf","tags":["1.0.0"]}`))
+		}), ErrNetwork},
 		{"referrers that are not JSON", "inspect", answer(isReferrers, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/vnd.oci.image.index.v1+json")
 			w.Write([]byte(`{"manifests": 5`))
