@@ -80,6 +80,17 @@ func (e *kindError) Error() string        { return e.err.Error() }
 func (e *kindError) Unwrap() error        { return e.err }
 func (e *kindError) Is(target error) bool { return target == e.kind }
 
+// answerError is an error answer of a registry, quoted on one line:
+// the message in it is the registry's, and a newline in it would start
+// a line of its own under the CLI's "error:" (a fake error, a CI
+// workflow command). Terminal controls are the CLI's to escape.
+type answerError struct{ err error }
+
+var oneLine = strings.NewReplacer("\r", `\r`, "\n", `\n`)
+
+func (e answerError) Error() string { return oneLine.Replace(e.err.Error()) }
+func (e answerError) Unwrap() error { return e.err }
+
 // answerFaults are the words oras-go uses, in errors that wrap nothing
 // this package could test, for registry answers it refused: a size or
 // digest header that contradicts the descriptor is tampering
@@ -132,6 +143,7 @@ func classify(err error) error {
 	}
 	var resp *errcode.ErrorResponse
 	if errors.As(err, &resp) {
+		err = answerError{err}
 		switch {
 		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 			return &kindError{ErrUnauthorized, err}

@@ -162,3 +162,25 @@ func TestMalformedDigestsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestRegistryErrorMessagesOneLine: the message a registry puts in an
+// error answer is quoted in one line, its newlines written as \n, so it
+// cannot start a line of its own under skillpm's "error:" (a fake
+// "error:" line or CI workflow command). Before, it was quoted as sent.
+func TestRegistryErrorMessagesOneLine(t *testing.T) {
+	f := newFixture(t, Options{})
+	pub := f.publish(t, "pdf", "1.0.0", nil)
+	f.srv.Hook(answer(func(r *http.Request) bool { return strings.Contains(r.URL.Path, "/manifests/") }, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		w.Write([]byte(`{"errors":[{"code":"DENIED","message":"nope\nerror: all skills removed\r\n::error::x"}]}`))
+	}))
+	defer f.srv.Hook(nil)
+	_, err := f.client.Resolve(bg, pub.Ref.WithDigest("").WithTag("1.0.0"))
+	if !errors.Is(err, ErrUnauthorized) {
+		t.Fatalf("Resolve: %v; want ErrUnauthorized", err)
+	}
+	if msg := err.Error(); strings.ContainsAny(msg, "\r\n") || !strings.Contains(msg, `nope\nerror: all skills removed\r\n::error::x`) {
+		t.Errorf("message %q; want the registry's words on one line, newlines as \\n", msg)
+	}
+}
