@@ -119,16 +119,17 @@ func NewClient(opts Options) *Client {
 		t.MaxIdleConnsPerHost = opts.Concurrency
 		base = t
 	}
+	c := &Client{opts: opts, limits: opts.Limits.WithDefaults(), checkedLayouts: new(sync.Map)}
 	base = httpbound.Wrap(base, opts.Timeouts)
 	if opts.Logf != nil {
 		base = &logTransport{base: base, logf: opts.Logf}
 	}
 	ac := &auth.Client{
-		Client: &http.Client{Transport: &pageTransport{base: retryTransport(base, opts.Retry)}},
+		Client: &http.Client{Transport: &pageTransport{base: retryTransport(base, opts.Retry)}, CheckRedirect: c.checkRedirect},
 		Cache:  auth.NewCache(),
 		Header: http.Header{"User-Agent": {opts.UserAgent}},
 	}
-	c := &Client{opts: opts, limits: opts.Limits.WithDefaults(), auth: ac, checkedLayouts: new(sync.Map)}
+	c.auth = ac
 	if opts.Credentials != nil {
 		ac.Credential = c.credential(credentials.Credential(opts.Credentials))
 	}
@@ -150,6 +151,31 @@ func (c *Client) credential(lookup auth.CredentialFunc) auth.CredentialFunc {
 		}
 		return auth.EmptyCredential, fmt.Errorf("registry %s: %w: not sending its credentials over plain HTTP (--plain-http is for registries on this machine); list %s under plain_http in config.yaml to allow it, or drop --plain-http", host, ErrInsecure, host)
 	}
+}
+
+// maxRedirects is how many redirects one request may follow, as
+// net/http's default.
+const maxRedirects = 10
+
+// checkRedirect keeps a registry's redirects (of blob downloads to a
+// CDN, typically) where the registry was: a redirect may not step down
+// from https to plain http unless plain_http names the target host, nor
+// lead from another host to this machine's loopback, where a local
+// service would be asked on the registry's behalf. The rules
+// well-known origins follow; oras-go drops the credentials on any
+// change of origin.
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	from, to := via[0].URL, req.URL
+	switch {
+	case from.Scheme == "https" && to.Scheme != "https" && !c.listedPlainHTTP(to.Host):
+		return fmt.Errorf("%w: %s redirected to %s, which is not https; list %s under plain_http in config.yaml if it is meant", ErrInsecure, from.Host, to.Redacted(), to.Host)
+	case !isLoopbackHost(from.Host) && isLoopbackHost(to.Host):
+		return fmt.Errorf("%w: %s redirected to %s, on this machine", ErrInsecure, from.Host, to.Redacted())
+	}
+	return nil
 }
 
 // isLoopbackHost reports whether host[:port] is this machine.
