@@ -95,7 +95,7 @@ func (e answerError) Unwrap() error { return e.err }
 // this package could test, for registry answers it refused: a size or
 // digest header that contradicts the descriptor is tampering
 // (ErrIntegrity); an answer it cannot read, the registry failing
-// (ErrNetwork). TestHostileAnswersClassified holds them to oras-go's
+// (ErrNetwork); one that would send skillpm elsewhere, ErrInsecure. TestHostileAnswersClassified holds them to oras-go's
 // messages.
 var answerFaults = []struct {
 	text, note string
@@ -107,6 +107,9 @@ var answerFaults = []struct {
 	{"mismatch response Content-Type", "", ErrIntegrity},           // a manifest served as another type than its descriptor's
 	// A tag list, referrers or catalog page.
 	{"failed to decode response", "the answer is not JSON, or is over limits.max_manifest_size", ErrNetwork},
+	// A blob upload sent to another host, or from https to http: the
+	// upload and its credentials would follow.
+	{"blob upload Location", "", ErrInsecure},
 	// A listing's next page on another origin (refused, so a registry
 	// cannot send skillpm to another host), or a Link header that is
 	// not one.
@@ -157,6 +160,9 @@ func classify(err error) error {
 	}
 	if err, ok := answerKind(err); ok {
 		return err
+	}
+	if errors.Is(err, http.ErrNoLocation) { // an upload answered without one
+		return &kindError{ErrNetwork, err}
 	}
 	if errors.Is(err, auth.ErrBasicCredentialNotFound) {
 		return &kindError{ErrUnauthorized, err}

@@ -184,3 +184,44 @@ func TestRegistryErrorMessagesOneLine(t *testing.T) {
 		t.Errorf("message %q; want the registry's words on one line, newlines as \\n", msg)
 	}
 }
+
+// TestHostileUploadAnswersClassified: a registry answering a blob
+// upload with a Location on another host (oras-go refuses to send the
+// upload and its credentials there) fails the publish with ErrInsecure
+// (exit 9), as a redirect there does; one without a Location, with
+// ErrNetwork. Before, both were unclassified: exit 1.
+func TestHostileUploadAnswersClassified(t *testing.T) {
+	f := newFixture(t, Options{})
+	dir := writeSkill(t, t.TempDir(), "pdf", "1.0.0", nil)
+	p, err := Pack(bg, dir, PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	isUpload := func(r *http.Request) bool {
+		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/blobs/uploads/")
+	}
+	tests := []struct {
+		name     string
+		location string
+		want     error
+	}{
+		{"Location on another host", "http://169.254.169.254/upload", ErrInsecure},
+		{"no Location", "", ErrNetwork},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f.srv.Hook(answer(isUpload, func(w http.ResponseWriter, r *http.Request) {
+				if tt.location != "" {
+					w.Header().Set("Location", tt.location)
+				}
+				w.WriteHeader(http.StatusAccepted)
+			}))
+			defer f.srv.Hook(nil)
+			_, err := f.client.Publish(bg, p, f.ref(t, "org/skills/pdf"), PublishOptions{})
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Publish: %v; want an error wrapping %q", err, tt.want)
+			}
+		})
+	}
+}
