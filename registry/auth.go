@@ -29,6 +29,9 @@ func (c *Client) Login(ctx context.Context, host, username, password string) err
 	if err != nil {
 		return fmt.Errorf("login %s: %w", host, err)
 	}
+	if err := c.checkPlainCredentials(host); err != nil {
+		return fmt.Errorf("login %s: %w", host, err)
+	}
 	reg.PlainHTTP = c.plainHTTP(host)
 	client := *c.auth
 	client.Cache = auth.NewCache()

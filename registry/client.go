@@ -146,11 +146,23 @@ func NewClient(opts Options) *Client {
 func (c *Client) credential(lookup auth.CredentialFunc) auth.CredentialFunc {
 	return func(ctx context.Context, host string) (auth.Credential, error) {
 		cred, err := lookup(ctx, host)
-		if err != nil || cred == auth.EmptyCredential || !c.opts.PlainHTTP || c.listedPlainHTTP(host) || isLoopbackHost(host) {
+		if err != nil || cred == auth.EmptyCredential {
 			return cred, err
 		}
-		return auth.EmptyCredential, fmt.Errorf("registry %s: %w: not sending its credentials over plain HTTP (--plain-http is for registries on this machine); list %s under plain_http in config.yaml to allow it, or drop --plain-http", host, ErrInsecure, host)
+		if err := c.checkPlainCredentials(host); err != nil {
+			return auth.EmptyCredential, err
+		}
+		return cred, nil
 	}
+}
+
+// checkPlainCredentials refuses to send host credentials when only
+// --plain-http made it plain HTTP and it is not this machine.
+func (c *Client) checkPlainCredentials(host string) error {
+	if !c.opts.PlainHTTP || c.listedPlainHTTP(host) || isLoopbackHost(host) {
+		return nil
+	}
+	return fmt.Errorf("registry %s: %w: not sending its credentials over plain HTTP (--plain-http is for registries on this machine); list %s under plain_http in config.yaml to allow it, or drop --plain-http", host, ErrInsecure, host)
 }
 
 // maxRedirects is how many redirects one request may follow, as

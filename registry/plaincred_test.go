@@ -88,3 +88,38 @@ func TestNoCredentialsOverPlainHTTPUnasked(t *testing.T) {
 		})
 	}
 }
+
+// TestLoginNotOverPlainHTTPUnasked: login with --plain-http to a host
+// that is not this machine, and that plain_http does not name, sends no
+// password: it fails with ErrInsecure naming the host and plain_http,
+// as every later command would. Before, the password went in clear.
+func TestLoginNotOverPlainHTTPUnasked(t *testing.T) {
+	var asked int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			asked++
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Basic realm="registry"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, srv.Listener.Addr().String())
+	}
+	host := "registry.example:" + port
+	c := NewClient(Options{PlainHTTP: true, Transport: tr, Credentials: credentials.NewMemoryStore()})
+	err := c.Login(bg, host, "u", "secret")
+	if !errors.Is(err, ErrInsecure) || !strings.Contains(err.Error(), host) || !strings.Contains(err.Error(), "plain_http") {
+		t.Errorf("Login: %v; want ErrInsecure naming %s and plain_http", err, host)
+	}
+	if asked != 0 {
+		t.Errorf("the password went over plain HTTP %d times", asked)
+	}
+	c = NewClient(Options{PlainHTTP: true, PlainHTTPHosts: []string{host}, Transport: tr, Credentials: credentials.NewMemoryStore()})
+	if err := c.Login(bg, host, "u", "secret"); err != nil || asked == 0 {
+		t.Errorf("Login to a host plain_http names: %v (password sent %d times); want success", err, asked)
+	}
+}
