@@ -110,6 +110,13 @@ var answerFaults = []struct {
 	// A blob upload sent to another host, or from https to http: the
 	// upload and its credentials would follow.
 	{"blob upload Location", "", ErrInsecure},
+	// A token request (carrying the credentials) sent to plain http
+	// from https, to an internal address, or resent elsewhere; a realm
+	// that is not a URL is the registry failing.
+	{"failed to parse bearer realm", "", ErrNetwork},
+	{"bearer realm", "", ErrInsecure},
+	{"redirect of token request rejected", "", ErrInsecure},
+	{"refusing to resend a token request body", "", ErrInsecure},
 	// A listing's next page on another origin (refused, so a registry
 	// cannot send skillpm to another host), or a Link header that is
 	// not one.

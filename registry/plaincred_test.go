@@ -123,3 +123,40 @@ func TestLoginNotOverPlainHTTPUnasked(t *testing.T) {
 		t.Errorf("Login to a host plain_http names: %v (password sent %d times); want success", err, asked)
 	}
 }
+
+// TestTokenRealmsRefused: a registry whose challenge sends the token
+// request (and with it the credentials) to plain http from https, or to
+// an internal address such as the cloud metadata service, is refused by
+// oras-go; the pull fails with ErrInsecure (exit 9) naming the realm.
+// Before, the refusal was unclassified: exit 1, "a bug".
+func TestTokenRealmsRefused(t *testing.T) {
+	challenge := func(realm string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="`+realm+`",service="registry"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	}
+	tlsSrv := httptest.NewTLSServer(challenge("http://token.example/token"))
+	defer tlsSrv.Close()
+	plainSrv := httptest.NewServer(challenge("http://169.254.169.254/token"))
+	defer plainSrv.Close()
+	tests := []struct {
+		name, host, realm string
+		opts              Options
+	}{
+		{"https registry, http realm", strings.TrimPrefix(tlsSrv.URL, "https://"), "http://token.example/token", Options{Transport: tlsSrv.Client().Transport}},
+		{"realm on the metadata service", strings.TrimPrefix(plainSrv.URL, "http://"), "169.254.169.254", Options{PlainHTTP: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := credentials.NewMemoryStore()
+			store.Put(bg, tt.host, auth.Credential{Username: "u", Password: "secret"})
+			tt.opts.Credentials = store
+			ref, _ := ParseReference(tt.host + "/org/pdf:1.0.0")
+			_, err := NewClient(tt.opts).Resolve(bg, ref)
+			if !errors.Is(err, ErrInsecure) || !strings.Contains(err.Error(), tt.realm) {
+				t.Errorf("Resolve: %v; want ErrInsecure naming %s", err, tt.realm)
+			}
+		})
+	}
+}
