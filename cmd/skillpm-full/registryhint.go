@@ -18,6 +18,8 @@ func registryHint(err error) string {
 		return "the registry is unreachable or too slow; for a slow network, raise --connect-timeout, --response-timeout or --stall-timeout (timeouts: in config.yaml)"
 	case errors.As(err, &le):
 		return "the registry's listing does not end; report it to its operator (limits.max_pages and limits.max_list_items in config.yaml bound listings)"
+	case errors.Is(err, registry.ErrInsecure):
+		return "nothing was sent there; a registry on plain HTTP must be on this machine or listed under plain_http in config.yaml, and may not send skillpm to plain http or to this machine"
 	case errors.Is(err, registry.ErrUnauthorized):
 		return "log in with 'skillpm login REGISTRY' (credentials come from docker's config and credential helpers)"
 	case errors.Is(err, registry.ErrNetwork):
