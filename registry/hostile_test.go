@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
 // answer is a hostile registry's handler for the requests match picks.
@@ -223,5 +225,31 @@ func TestHostileUploadAnswersClassified(t *testing.T) {
 				t.Fatalf("Publish: %v; want an error wrapping %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestVersionOnlySemver: the version a resolved artifact states comes
+// from its config, its annotations or its tag, and only a strict semver
+// one counts: 'skillpm add REF@DIGEST' writes it into skills.yaml as the
+// constraint, so a config saying "*" or ">=0.0.0" would turn a pin into
+// a range the registry picks from (and a control character would reach
+// the terminal). Before, the config's and the annotation's were taken
+// as written.
+func TestVersionOnlySemver(t *testing.T) {
+	tests := []struct {
+		config, annotation, tag, want string
+	}{
+		{"1.2.0", "9.9.9", "3.0.0", "1.2.0"},
+		{"*", "", "1.0.0", "1.0.0"},
+		{">=0.0.0", "2.0.0", "1.0.0", "2.0.0"},
+		{"", "1.0.0\x1b[2J", "1.0.1", "1.0.1"},
+		{"v1.2", "latest", "latest", ""},
+	}
+	for _, tt := range tests {
+		res := &Resolved{Config: &Config{Version: tt.config}, Layout: Layout{Annotations: map[string]string{ocispec.AnnotationVersion: tt.annotation}}}
+		res.Ref.Tag = tt.tag
+		if got := res.Version(); got != tt.want {
+			t.Errorf("config %q, annotation %q, tag %q: Version() = %q; want %q", tt.config, tt.annotation, tt.tag, got, tt.want)
+		}
 	}
 }
