@@ -105,6 +105,9 @@ var answerFaults = []struct {
 	{"invalid response header", "", ErrIntegrity},                  // a malformed Docker-Content-Digest
 	{"digest mismatch in Docker-Content-Digest", "", ErrIntegrity}, // a blob's header names another digest
 	{"mismatch response Content-Type", "", ErrIntegrity},           // a manifest served as another type than its descriptor's
+	// The sha256-<hex> tag index of a registry without the referrers
+	// API.
+	{"failed to decode referrers index", "the answer is not JSON", ErrNetwork},
 	// A tag list, referrers or catalog page.
 	{"failed to decode response", "the answer is not JSON, or is over limits.max_manifest_size", ErrNetwork},
 	// A blob upload sent to another host, or from https to http: the

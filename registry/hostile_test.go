@@ -89,6 +89,16 @@ func TestHostileAnswersClassified(t *testing.T) {
 			w.Header().Set("Link", `/v2/next; rel="next"`)
 			w.Write([]byte(`{"name":"org/skills/pdf","tags":["1.0.0"]}`))
 		}), ErrNetwork},
+		{"referrers tag index that is not JSON", "inspect", answer(func(r *http.Request) bool {
+			return isReferrers(r) || strings.HasSuffix(r.URL.Path, "/manifests/sha256-"+res.Ref.Digest.Encoded())
+		}, func(w http.ResponseWriter, r *http.Request) {
+			if isReferrers(r) { // no referrers API: oras-go reads the tag schema
+				w.WriteHeader(http.StatusNotFound)
+				return
+			}
+			w.Header().Set("Content-Type", "application/vnd.oci.image.index.v1+json")
+			w.Write([]byte(`{"manifests": 5`))
+		}), ErrNetwork},
 		{"referrers that are not JSON", "inspect", answer(isReferrers, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/vnd.oci.image.index.v1+json")
 			w.Write([]byte(`{"manifests": 5`))
