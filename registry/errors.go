@@ -43,9 +43,11 @@ var (
 	ErrTagExists = errors.New("version already published with different content")
 	// ErrExists: the output folder of a pull exists and is not empty.
 	ErrExists = errors.New("output exists")
-	// ErrInsecure: credentials would have gone over plain HTTP to a
-	// host that is not this machine and that the user did not list
-	// under plain_http.
+	// ErrInsecure: a connection was refused because it would have
+	// carried credentials or content somewhere unsafe: credentials over
+	// plain HTTP to a host that is not this machine and that plain_http
+	// does not name; a redirect, token realm or upload location leading
+	// from https to http, to this machine, or to an internal address.
 	ErrInsecure = errors.New("insecure connection refused")
 )
 
@@ -95,8 +97,9 @@ func (e answerError) Unwrap() error { return e.err }
 // this package could test, for registry answers it refused: a size or
 // digest header that contradicts the descriptor is tampering
 // (ErrIntegrity); an answer it cannot read, the registry failing
-// (ErrNetwork); one that would send skillpm elsewhere, ErrInsecure. TestHostileAnswersClassified holds them to oras-go's
-// messages.
+// (ErrNetwork); one that would send skillpm or its credentials
+// elsewhere, ErrInsecure. The tests of hostile answers hold them to
+// oras-go's messages, so an upgrade that rewords one fails them.
 var answerFaults = []struct {
 	text, note string
 	kind       error
