@@ -190,7 +190,9 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-// isLoopbackHost reports whether host[:port] is this machine.
+// isLoopbackHost reports whether host[:port] is this machine: localhost,
+// a loopback address, or an unspecified one (0.0.0.0 and [::] reach
+// this machine's services too). Names are not resolved.
 func isLoopbackHost(host string) bool {
 	h := host
 	if hh, _, err := net.SplitHostPort(host); err == nil {
@@ -201,7 +203,7 @@ func isLoopbackHost(host string) bool {
 		return true
 	}
 	ip, err := netip.ParseAddr(h)
-	return err == nil && ip.IsLoopback()
+	return err == nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
 
 // Concurrency is the number of parallel transfers the client allows.

@@ -84,30 +84,9 @@ func TestRedirectsStayOnTLSAndOffLoopback(t *testing.T) {
 			t.Errorf("the plain-http target was asked %d times", asked.Load())
 		}
 	})
-	t.Run("another host to loopback", func(t *testing.T) {
-		var asked atomic.Int64
-		var local *httptest.Server
-		srv, p := redirectingRegistry(t, false, func() string { return local.URL + "/layer" })
-		local = layerServer(t, p, &asked)
-		_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-		host := "registry.example:" + port
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if strings.HasPrefix(addr, "registry.example:") {
-				addr = srv.Listener.Addr().String()
-			}
-			return (&net.Dialer{}).DialContext(ctx, network, addr)
-		}
-		c := NewClient(Options{Transport: tr, PlainHTTPHosts: []string{host}})
-		ref, _ := ParseReference(host + "/org/pdf:1.0.0")
-		_, err := c.Pull(bg, ref, filepath.Join(t.TempDir(), "out"), PullOptions{})
-		if !errors.Is(err, ErrInsecure) || !strings.Contains(err.Error(), local.URL) {
-			t.Errorf("Pull: %v; want ErrInsecure naming %s", err, local.URL)
-		}
-		if asked.Load() != 0 {
-			t.Errorf("the loopback target was asked %d times", asked.Load())
-		}
-	})
+	for _, target := range []string{"127.0.0.1", "0.0.0.0"} { // 0.0.0.0 reaches this machine too
+		t.Run("another host to "+target, func(t *testing.T) { anotherHostToLoopback(t, target) })
+	}
 	t.Run("loopback to loopback", func(t *testing.T) {
 		var asked atomic.Int64
 		var local *httptest.Server
@@ -120,4 +99,32 @@ func TestRedirectsStayOnTLSAndOffLoopback(t *testing.T) {
 			t.Errorf("Pull: %v, target asked %d times; want success through the redirect", err, asked.Load())
 		}
 	})
+}
+
+// anotherHostToLoopback: a registry on another host redirecting a
+// download to target, an address of this machine, is refused.
+func anotherHostToLoopback(t *testing.T, target string) {
+	var asked atomic.Int64
+	var local *httptest.Server
+	to := func() string { return strings.Replace(local.URL, "127.0.0.1", target, 1) }
+	srv, p := redirectingRegistry(t, false, func() string { return to() + "/layer" })
+	local = layerServer(t, p, &asked)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	host := "registry.example:" + port
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if strings.HasPrefix(addr, "registry.example:") {
+			addr = srv.Listener.Addr().String()
+		}
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}
+	c := NewClient(Options{Transport: tr, PlainHTTPHosts: []string{host}})
+	ref, _ := ParseReference(host + "/org/pdf:1.0.0")
+	_, err := c.Pull(bg, ref, filepath.Join(t.TempDir(), "out"), PullOptions{})
+	if !errors.Is(err, ErrInsecure) || !strings.Contains(err.Error(), to()) {
+		t.Errorf("Pull: %v; want ErrInsecure naming %s", err, to())
+	}
+	if asked.Load() != 0 {
+		t.Errorf("the loopback target was asked %d times", asked.Load())
+	}
 }
