@@ -203,6 +203,7 @@ func isLoopbackHost(host string) bool {
 		return true
 	}
 	ip, err := netip.ParseAddr(h)
+	ip = ip.Unmap() // [::ffff:0.0.0.0] is 0.0.0.0
 	return err == nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
 

@@ -84,7 +84,7 @@ func TestRedirectsStayOnTLSAndOffLoopback(t *testing.T) {
 			t.Errorf("the plain-http target was asked %d times", asked.Load())
 		}
 	})
-	for _, target := range []string{"127.0.0.1", "0.0.0.0"} { // 0.0.0.0 reaches this machine too
+	for _, target := range []string{"127.0.0.1", "0.0.0.0", "[::ffff:0.0.0.0]"} { // all reach this machine
 		t.Run("another host to "+target, func(t *testing.T) { anotherHostToLoopback(t, target) })
 	}
 	t.Run("loopback to loopback", func(t *testing.T) {
