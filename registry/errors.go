@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"syscall"
 
@@ -82,16 +83,51 @@ func (e *kindError) Error() string        { return e.err.Error() }
 func (e *kindError) Unwrap() error        { return e.err }
 func (e *kindError) Is(target error) bool { return target == e.kind }
 
-// answerError is an error answer of a registry, quoted on one line:
-// the message in it is the registry's, and a newline in it would start
-// a line of its own under the CLI's "error:" (a fake error, a CI
-// workflow command). Terminal controls are the CLI's to escape.
+// answerError is an error answer of a registry (or of its token
+// service), quoted on one line and without credentials: the message in
+// it is the registry's, and a newline in it would start a line of its
+// own under the CLI's "error:" (a fake error, a CI workflow command),
+// and an Authorization header value or a token it echoes would be kept
+// by every CI log that prints it. Terminal controls are the CLI's to
+// escape.
 type answerError struct{ err error }
 
-var oneLine = strings.NewReplacer("\r", `\r`, "\n", `\n`)
+var (
+	oneLine = strings.NewReplacer("\r", `\r`, "\n", `\n`)
+	// authValue is an Authorization scheme and its credentials; jwt a
+	// JSON web token (registry tokens mostly are).
+	authValue = regexp.MustCompile(`(?i)\b(basic|bearer)(\s+)[A-Za-z0-9._~+/=-]{8,}`)
+	jwt       = regexp.MustCompile(`\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`)
+)
 
-func (e answerError) Error() string { return oneLine.Replace(e.err.Error()) }
+func (e answerError) Error() string {
+	msg := oneLine.Replace(e.err.Error())
+	msg = jwt.ReplaceAllString(msg, "[redacted]")
+	return authValue.ReplaceAllString(msg, "$1$2[redacted]")
+}
+
 func (e answerError) Unwrap() error { return e.err }
+
+// redactedError is err with secret written as [redacted] in its message.
+type redactedError struct {
+	err    error
+	secret string
+}
+
+func (e redactedError) Error() string {
+	return strings.ReplaceAll(e.err.Error(), e.secret, "[redacted]")
+}
+
+func (e redactedError) Unwrap() error { return e.err }
+
+// redact writes secret as [redacted] in err's message, when it is long
+// enough not to be an ordinary word of it.
+func redact(err error, secret string) error {
+	if err == nil || len(secret) < 4 {
+		return err
+	}
+	return redactedError{err, secret}
+}
 
 // answerFaults are the words oras-go uses, in errors that wrap nothing
 // this package could test, for registry answers it refused: a size or

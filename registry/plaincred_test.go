@@ -160,3 +160,52 @@ func TestTokenRealmsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorsDoNotEchoCredentials: a registry (or its token service) that
+// echoes the Authorization header, a token or the password it was sent
+// in its error answer does not get them printed by skillpm, where a CI
+// log would keep them: header values and JWTs are redacted from every
+// error answer, and login's password from login's errors. Before, the
+// answer was quoted as sent.
+func TestErrorsDoNotEchoCredentials(t *testing.T) {
+	const (
+		password = "s3cret-pa55word"
+		basic    = "dTpzM2NyZXQtcGE1NXdvcmQ=" // base64("u:s3cret-pa55word")
+		jwt      = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.c2lnbmF0dXJlLXBhcnQ"
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Header.Get("Authorization") == "" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="registry"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"errors":[{"code":"UNAUTHORIZED","message":"rejected Authorization: ` + r.Header.Get("Authorization") +
+			`, token ` + jwt + `, bearer ` + jwt + `, password ` + password + `"}]}`))
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	store := credentials.NewMemoryStore()
+	store.Put(bg, host, auth.Credential{Username: "u", Password: password})
+	c := NewClient(Options{PlainHTTPHosts: []string{host}, Credentials: store})
+	ref, _ := ParseReference(host + "/org/pdf:1.0.0")
+	_, err := c.Resolve(bg, ref)
+	if !errors.Is(err, ErrUnauthorized) {
+		t.Fatalf("Resolve: %v; want ErrUnauthorized", err)
+	}
+	for _, secret := range []string{basic, jwt} {
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("Resolve's error echoes %q: %v", secret, err)
+		}
+	}
+	err = c.Login(bg, host, "u", password)
+	if err == nil {
+		t.Fatal("Login succeeded against a registry that refuses everything")
+	}
+	for _, secret := range []string{basic, jwt, password} {
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("Login's error echoes %q: %v", secret, err)
+		}
+	}
+}
