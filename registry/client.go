@@ -305,7 +305,9 @@ func (t *logTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.logf("%s %s: %v", req.Method, u.String(), err)
 		return resp, err
 	}
-	t.logf("%s %s: %s (%s)", req.Method, u.String(), resp.Status, time.Since(start).Round(time.Millisecond))
+	// The code and its standard text: the reason phrase is the
+	// registry's own free text.
+	t.logf("%s %s: %d %s (%s)", req.Method, u.String(), resp.StatusCode, http.StatusText(resp.StatusCode), time.Since(start).Round(time.Millisecond))
 	return resp, nil
 }
 

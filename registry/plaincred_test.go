@@ -209,3 +209,44 @@ func TestErrorsDoNotEchoCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestDebugLogWritesNoReasonPhrase: --debug logs each request's status
+// as its code and standard text, not the reason phrase the registry
+// wrote, which is its own free text (here echoing the credentials it
+// was sent). Before, the phrase was logged as sent.
+func TestDebugLogWritesNoReasonPhrase(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4096)
+				c.Read(buf)
+				c.Write([]byte("HTTP/1.1 404 Basic dTpzM2NyZXQtcGE1NXdvcmQ=\r\nContent-Length: 0\r\n\r\n"))
+			}()
+		}
+	}()
+	host := ln.Addr().String()
+	var log strings.Builder
+	var mu sync.Mutex
+	c := NewClient(Options{PlainHTTPHosts: []string{host}, Logf: func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		log.WriteString(sprintf(format, args...) + "\n")
+	}})
+	ref, _ := ParseReference(host + "/org/pdf:1.0.0")
+	c.Resolve(bg, ref)
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Contains(log.String(), "dTpz") || !strings.Contains(log.String(), "404 Not Found") {
+		t.Errorf("debug log:\n%s\nwant the status as 404 Not Found, without the registry's phrase", log.String())
+	}
+}
