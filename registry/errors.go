@@ -147,8 +147,9 @@ var answerFaults = []struct {
 	// The sha256-<hex> tag index of a registry without the referrers
 	// API.
 	{"failed to decode referrers index", "the answer is not JSON", ErrNetwork},
-	// A tag list, referrers or catalog page.
-	{"failed to decode response", "the answer is not JSON, or is over limits.max_manifest_size", ErrNetwork},
+	// A tag list, referrers or catalog page, or a token answer (at most
+	// 128 KiB, oras-go's limit).
+	{"failed to decode response", "the answer is not JSON, or is over its size limit (limits.max_manifest_size for listings)", ErrNetwork},
 	// A blob upload sent to another host, or from https to http: the
 	// upload and its credentials would follow.
 	{"blob upload Location", "", ErrInsecure},
