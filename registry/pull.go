@@ -198,6 +198,12 @@ func (c *Client) fetchManifest(ctx context.Context, res *Resolved, name string, 
 
 // classifyFetch turns oras-go's verification errors into ErrIntegrity.
 func classifyFetch(err error, what string, max int64) error {
+	if err, ok := answerKind(err); ok {
+		// oras-go's own words about an answer (a token answer cut at
+		// its limit ends in io.ErrUnexpectedEOF too, but is no
+		// content's).
+		return err
+	}
 	switch {
 	case errors.Is(err, content.ErrMismatchedDigest), errors.Is(err, content.ErrTrailingData), errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%w: %s does not match its digest: %v", ErrIntegrity, what, err)
