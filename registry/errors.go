@@ -160,6 +160,11 @@ var answerFaults = []struct {
 	{"bearer realm", "", ErrInsecure},
 	{"redirect of token request rejected", "", ErrInsecure},
 	{"refusing to resend a token request body", "", ErrInsecure},
+	// A token service that issues no token, or a challenge the stored
+	// credentials cannot answer (an identity token where Basic is
+	// asked): the registry refused, as far as the user can tell.
+	{"empty token returned", "", ErrUnauthorized},
+	{"missing username or password for", "", ErrUnauthorized},
 	// A listing's next page on another origin (refused, so a registry
 	// cannot send skillpm to another host), or a Link header that is
 	// not one.

@@ -64,6 +64,14 @@ func TestHostileAnswersClassified(t *testing.T) {
 			w.Write([]byte(`{"errors":[{"code":"X","message":"no"}]}`))
 		}), ErrNetwork},
 		{"manifest answered 418", "tag", answer(isManifest, status(http.StatusTeapot)), ErrNetwork},
+		{"token service issuing an empty token", "tag", answer(func(r *http.Request) bool { return isManifest(r) || r.URL.Path == "/token" }, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/token" {
+				w.Write([]byte(`{"token":""}`))
+				return
+			}
+			w.Header().Set("WWW-Authenticate", `Bearer realm="http://`+r.Host+`/token",service="registry"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		}), ErrUnauthorized},
 		{"token answer over 128 KiB", "tag", answer(func(r *http.Request) bool { return isManifest(r) || r.URL.Path == "/token" }, func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/token" {
 				w.Write([]byte(`{"token":"` + strings.Repeat("a", 200<<10) + `"}`))
