@@ -21,10 +21,12 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/content/oci"
 
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/registry"
+	"github.com/skillpm/skillpm/verify"
 )
 
 // AnnotationRepository records, on a bundle's index entry, the
@@ -143,8 +145,9 @@ func exportSkill(ctx context.Context, client *registry.Client, store *oci.Store,
 	if err != nil && !errors.Is(registry.Classify(err), registry.ErrNotFound) {
 		return es, fmt.Errorf("list referrers: %w", registry.Classify(err))
 	}
-	es.Referrers = len(preds)
-	copts := oras.ExtendedCopyGraphOptions{CopyGraphOptions: oras.CopyGraphOptions{Concurrency: opts.Concurrency}}
+	roots := keepReferrers(preds, maxReferrers)
+	es.Referrers = len(roots)
+	copts := oras.ExtendedCopyGraphOptions{CopyGraphOptions: oras.CopyGraphOptions{Concurrency: opts.Concurrency}, FindPredecessors: boundedReferrers(src, desc, roots)}
 	if copts.Concurrency <= 0 {
 		copts.Concurrency = client.Concurrency()
 	}
@@ -157,6 +160,64 @@ func exportSkill(ctx context.Context, client *registry.Client, store *oci.Store,
 		return es, err
 	}
 	return es, nil
+}
+
+// maxReferrers bounds the referrers of a skill that a bundle copies,
+// and, separately, the referrers of those referrers (all deeper levels
+// together), as sync bounds what it mirrors. A skill has a few (a
+// signature, provenance); a registry answering the referrers of every
+// manifest with one more would otherwise keep the export walking for
+// ever, and one listing thousands would fill the bundle.
+const maxReferrers = 64
+
+// keepReferrers returns at most limit of refs: sigstore bundles (what
+// verify reads) first, then the others, each in the order listed.
+func keepReferrers(refs []ocispec.Descriptor, limit int) []ocispec.Descriptor {
+	var kept, others []ocispec.Descriptor
+	for _, d := range refs {
+		if d.ArtifactType == verify.BundleMediaType {
+			kept = append(kept, d)
+		} else {
+			others = append(others, d)
+		}
+	}
+	kept = append(kept, others...)
+	return kept[:min(len(kept), limit)]
+}
+
+// boundedReferrers finds the predecessors oras-go's extended copy walks:
+// roots for the skill's manifest desc, and for the nodes above it the
+// referrers src lists, each digest once and at most maxReferrers of
+// them in all.
+func boundedReferrers(src registry.Target, desc ocispec.Descriptor, roots []ocispec.Descriptor) func(context.Context, content.ReadOnlyGraphStorage, ocispec.Descriptor) ([]ocispec.Descriptor, error) {
+	budget := maxReferrers
+	seen := map[digest.Digest]bool{desc.Digest: true}
+	for _, r := range roots {
+		seen[r.Digest] = true
+	}
+	// oras-go walks the referrers from one goroutine, before copying.
+	return func(ctx context.Context, _ content.ReadOnlyGraphStorage, d ocispec.Descriptor) ([]ocispec.Descriptor, error) {
+		if d.Digest == desc.Digest {
+			return roots, nil
+		}
+		preds, err := src.Predecessors(ctx, d)
+		if err != nil {
+			if errors.Is(registry.Classify(err), registry.ErrNotFound) {
+				return nil, nil
+			}
+			return nil, err
+		}
+		var fresh []ocispec.Descriptor
+		for _, p := range preds {
+			if !seen[p.Digest] {
+				seen[p.Digest] = true
+				fresh = append(fresh, p)
+			}
+		}
+		fresh = keepReferrers(fresh, budget)
+		budget -= len(fresh)
+		return fresh, nil
+	}
 }
 
 // Tag is the name a bundle gives a skill version: "NAME@VERSION".

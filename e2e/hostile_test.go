@@ -27,6 +27,8 @@ import (
 //	hostile/oversize:1.0.0   … says 1 TiB
 //	hostile/liar:1.0.0       … says 2000 bytes
 //	hostile/loop:1.0.0       a skill whose tag list and referrers link back to themselves
+//	hostile/answer400        manifests answered 400, with a message of several lines
+//	hostile/metarealm        a bearer challenge whose token realm is the metadata service
 //	/v2/_catalog             a catalog that links back to itself
 //
 // Every content layer's body is endless. Everything else is forwarded
@@ -113,6 +115,19 @@ func (h *hostileRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name, rest, _ := strings.Cut(rest, "/")
+	switch name {
+	case "answer400":
+		// An error answer whose message tries to start lines of its own.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"errors":[{"code":"DENIED","message":"nope\nerror: all skills removed\n::error::x"}]}`))
+		return
+	case "metarealm":
+		// A token realm on the cloud metadata service.
+		w.Header().Set("WWW-Authenticate", `Bearer realm="http://169.254.169.254/latest/meta-data",service="x"`)
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
 	if _, ok := hostileCases[name]; !ok {
 		http.NotFound(w, r)
 		return

@@ -9,6 +9,7 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -56,7 +57,8 @@ type Result struct {
 // Refresh indexes every registry of o through client and writes the
 // entries to the catalog at o.Path. A repository that holds no skill
 // version, or whose newest version cannot be read, is skipped; a registry
-// that cannot be listed fails the refresh, and then nothing is written.
+// that cannot be listed, or that fails (ErrNetwork) while its
+// repositories are read, fails the refresh, and then nothing is written.
 func Refresh(ctx context.Context, client *registry.Client, o Options) (*Result, error) {
 	if o.LockTimeout <= 0 {
 		o.LockTimeout = DefaultLockTimeout
@@ -84,6 +86,24 @@ func Refresh(ctx context.Context, client *registry.Client, o Options) (*Result, 
 	return res, nil
 }
 
+// fatal is the error of a repository that fails the whole refresh: the
+// registry failing (it is down, timed out, or answers what no registry
+// should) or the refresh cancelled. Skipping those as "not a skill
+// repository" would write an index without them, and drop their
+// entries; nil for other errors (a repository that is not a skill's, or
+// that the credentials do not reach), which skip it.
+func fatal(ref registry.Reference, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.Is(err, registry.ErrNetwork), errors.Is(err, registry.ErrInsecure):
+		return fmt.Errorf("index %s: %w", ref.Repo(), err)
+	}
+	return nil
+}
+
 // describe reads the newest version's config of every named repository
 // under prefix, in parallel.
 func describe(ctx context.Context, client *registry.Client, prefix registry.Reference, names []string) ([]index.Entry, error) {
@@ -98,7 +118,7 @@ func describe(ctx context.Context, client *registry.Client, prefix registry.Refe
 			}
 			vs, err := client.Versions(ctx, ref)
 			if err != nil || len(vs) == 0 {
-				return nil // not a skill repository, or no versions: skip
+				return fatal(ref, err) // else not a skill repository, or no versions: skip
 			}
 			sort.Sort(semver.Collection(vs))
 			newest := vs[len(vs)-1]
@@ -110,7 +130,7 @@ func describe(ctx context.Context, client *registry.Client, prefix registry.Refe
 			}
 			res, err := client.Resolve(ctx, ref.WithTag(ociref.EscapeTag(newest.Original())))
 			if err != nil || res.Config == nil {
-				return nil
+				return fatal(ref, err)
 			}
 			en := &index.Entry{Repository: ref.Repo(), Name: res.Config.Name, Version: newest.Original(),
 				Description: res.Config.Description, License: res.Config.License, IndexedAt: time.Now().UTC()}

@@ -29,6 +29,9 @@ func (c *Client) Login(ctx context.Context, host, username, password string) err
 	if err != nil {
 		return fmt.Errorf("login %s: %w", host, err)
 	}
+	if err := c.checkPlainCredentials(host); err != nil {
+		return fmt.Errorf("login %s: %w", host, err)
+	}
 	reg.PlainHTTP = c.plainHTTP(host)
 	client := *c.auth
 	client.Cache = auth.NewCache()
@@ -38,7 +41,8 @@ func (c *Client) Login(ctx context.Context, host, username, password string) err
 		cred = auth.Credential{RefreshToken: password}
 	}
 	if err := credentials.Login(ctx, c.opts.Credentials, reg, cred); err != nil {
-		return fmt.Errorf("login %s: %w", host, classify(err))
+		// A registry may echo what it was sent.
+		return fmt.Errorf("login %s: %w", host, redact(classify(err), password))
 	}
 	return nil
 }

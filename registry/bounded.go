@@ -27,13 +27,18 @@ type boundedRepository struct {
 var emptyDigest = digest.FromBytes(nil)
 
 // checkDescriptor refuses a descriptor whose size is not positive, or is
-// over max, before anything is read: a size of 0 or less bounds nothing,
-// and a registry answering with an endless body would otherwise fill the
-// disk.
+// over max, or whose digest is malformed, before anything is read: a
+// size of 0 or less bounds nothing, and a registry answering with an
+// endless body would otherwise fill the disk; a digest is shown to the
+// user and becomes a file name, so it must be one (no controls, no
+// slashes).
 func checkDescriptor(desc ocispec.Descriptor, max int64, setting string) error {
 	what := describeMediaType(desc.MediaType)
 	if setting == "max_config_size" {
 		what = "config"
+	}
+	if err := checkDigest(desc, what); err != nil {
+		return err
 	}
 	switch {
 	case desc.Size == 0 && desc.Digest == emptyDigest:
@@ -42,6 +47,15 @@ func checkDescriptor(desc ocispec.Descriptor, max int64, setting string) error {
 		return fmt.Errorf("%w: %s %s: its descriptor says %d bytes; sizes must be positive", ErrIntegrity, what, desc.Digest, desc.Size)
 	case desc.Size > max:
 		return fmt.Errorf("%w: %s is %d bytes, over the %d byte limit (limits.%s): %s", ErrIntegrity, what, desc.Size, max, setting, desc.Digest)
+	}
+	return nil
+}
+
+// checkDigest refuses the descriptor of what whose digest is not a
+// valid digest of an algorithm skillpm can check.
+func checkDigest(desc ocispec.Descriptor, what string) error {
+	if err := desc.Digest.Validate(); err != nil {
+		return fmt.Errorf("%w: %s digest %q is not a valid digest", ErrIntegrity, what, desc.Digest)
 	}
 	return nil
 }
@@ -96,6 +110,11 @@ func (r *boundedRepository) Referrers(ctx context.Context, desc ocispec.Descript
 	err := r.Repository.Referrers(ctx, desc, artifactType, func(refs []ocispec.Descriptor) error {
 		if err := p.items(len(refs)); err != nil {
 			return err
+		}
+		for _, d := range refs {
+			if err := checkDigest(d, "referrer"); err != nil {
+				return fmt.Errorf("registry %s: referrers of %s: %w", r.Reference.Registry, desc.Digest, err)
+			}
 		}
 		return fn(refs)
 	})

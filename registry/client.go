@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -116,28 +119,103 @@ func NewClient(opts Options) *Client {
 		t.MaxIdleConnsPerHost = opts.Concurrency
 		base = t
 	}
+	c := &Client{opts: opts, limits: opts.Limits.WithDefaults(), checkedLayouts: new(sync.Map)}
 	base = httpbound.Wrap(base, opts.Timeouts)
 	if opts.Logf != nil {
 		base = &logTransport{base: base, logf: opts.Logf}
 	}
 	ac := &auth.Client{
-		Client: &http.Client{Transport: &pageTransport{base: retryTransport(base, opts.Retry)}},
+		Client: &http.Client{Transport: &pageTransport{base: retryTransport(base, opts.Retry)}, CheckRedirect: c.checkRedirect},
 		Cache:  auth.NewCache(),
 		Header: http.Header{"User-Agent": {opts.UserAgent}},
 	}
+	c.auth = ac
 	if opts.Credentials != nil {
-		ac.Credential = credentials.Credential(opts.Credentials)
+		ac.Credential = c.credential(credentials.Credential(opts.Credentials))
 	}
-	return &Client{opts: opts, limits: opts.Limits.WithDefaults(), auth: ac, checkedLayouts: new(sync.Map)}
+	return c
+}
+
+// credential looks credentials up with lookup, but refuses to hand them
+// out for plain HTTP to a host that only --plain-http (PlainHTTP) made
+// plain, unless it is this machine: that flag is for loopback
+// registries, and it also reaches every other registry a command talks
+// to (a mirror's upstream), where anyone on the path could answer with
+// a 401 and read the password. A host listed under plain_http
+// (PlainHTTPHosts) was named by the user, and gets them.
+func (c *Client) credential(lookup auth.CredentialFunc) auth.CredentialFunc {
+	return func(ctx context.Context, host string) (auth.Credential, error) {
+		cred, err := lookup(ctx, host)
+		if err != nil || cred == auth.EmptyCredential {
+			return cred, err
+		}
+		if err := c.checkPlainCredentials(host); err != nil {
+			return auth.EmptyCredential, err
+		}
+		return cred, nil
+	}
+}
+
+// checkPlainCredentials refuses to send host credentials when only
+// --plain-http made it plain HTTP and it is not this machine.
+func (c *Client) checkPlainCredentials(host string) error {
+	if !c.opts.PlainHTTP || c.listedPlainHTTP(host) || isLoopbackHost(host) {
+		return nil
+	}
+	return fmt.Errorf("registry %s: %w: not sending its credentials over plain HTTP (--plain-http is for registries on this machine); list %s under plain_http in config.yaml to allow it, or drop --plain-http", host, ErrInsecure, host)
+}
+
+// maxRedirects is how many redirects one request may follow, as
+// net/http's default.
+const maxRedirects = 10
+
+// checkRedirect keeps a registry's redirects (of blob downloads to a
+// CDN, typically) where the registry was: a redirect may not step down
+// from https to plain http unless plain_http names the target host, nor
+// lead from another host to this machine's loopback, where a local
+// service would be asked on the registry's behalf. The rules
+// well-known origins follow; oras-go drops the credentials on any
+// change of origin.
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	from, to := via[0].URL, req.URL
+	switch {
+	case from.Scheme == "https" && to.Scheme != "https" && !c.listedPlainHTTP(to.Host):
+		return fmt.Errorf("%w: %s redirected to %s, which is not https; list %s under plain_http in config.yaml if it is meant", ErrInsecure, from.Host, to.Redacted(), to.Host)
+	case !isLoopbackHost(from.Host) && isLoopbackHost(to.Host):
+		return fmt.Errorf("%w: %s redirected to %s, on this machine", ErrInsecure, from.Host, to.Redacted())
+	}
+	return nil
+}
+
+// isLoopbackHost reports whether host[:port] is this machine: localhost,
+// a loopback address, or an unspecified one (0.0.0.0 and [::] reach
+// this machine's services too). Names are not resolved.
+func isLoopbackHost(host string) bool {
+	h := host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		h = hh
+	}
+	h = strings.Trim(h, "[]")
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(h)
+	ip = ip.Unmap() // [::ffff:0.0.0.0] is 0.0.0.0
+	return err == nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
 
 // Concurrency is the number of parallel transfers the client allows.
 func (c *Client) Concurrency() int { return c.opts.Concurrency }
 
 func (c *Client) plainHTTP(host string) bool {
-	if c.opts.PlainHTTP {
-		return true
-	}
+	return c.opts.PlainHTTP || c.listedPlainHTTP(host)
+}
+
+// listedPlainHTTP reports whether PlainHTTPHosts names host.
+func (c *Client) listedPlainHTTP(host string) bool {
 	host = ociref.CanonicalHost(host)
 	return slices.ContainsFunc(c.opts.PlainHTTPHosts, func(h string) bool { return ociref.CanonicalHost(h) == host })
 }
@@ -227,7 +305,9 @@ func (t *logTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.logf("%s %s: %v", req.Method, u.String(), err)
 		return resp, err
 	}
-	t.logf("%s %s: %s (%s)", req.Method, u.String(), resp.Status, time.Since(start).Round(time.Millisecond))
+	// The code and its standard text: the reason phrase is the
+	// registry's own free text.
+	t.logf("%s %s: %d %s (%s)", req.Method, u.String(), resp.StatusCode, http.StatusText(resp.StatusCode), time.Since(start).Round(time.Millisecond))
 	return resp, nil
 }
 

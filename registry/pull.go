@@ -9,6 +9,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/Masterminds/semver/v3"
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"golang.org/x/sync/errgroup"
@@ -52,18 +53,26 @@ func (r *Resolved) Name() string {
 	return r.Layout.Annotations[AnnotationSkillName]
 }
 
-// Version is the skill's version from its config, annotations or tag.
+// Version is the skill's version from its config, annotations or tag,
+// the first that is strict semver; "" when none is. The registry writes
+// all three, and a version becomes a constraint in skills.yaml ('add
+// REF@DIGEST'): "*" must not turn a pin into a range.
 func (r *Resolved) Version() string {
-	if r.Config != nil && r.Config.Version != "" {
+	if r.Config != nil && isSemver(r.Config.Version) {
 		return r.Config.Version
 	}
-	if v := r.Layout.Annotations[ocispec.AnnotationVersion]; v != "" {
+	if v := r.Layout.Annotations[ocispec.AnnotationVersion]; isSemver(v) {
 		return v
 	}
 	if v, ok := ociref.VersionFromTag(r.Ref.Tag); ok {
 		return v.Original()
 	}
 	return ""
+}
+
+func isSemver(v string) bool {
+	_, err := semver.StrictNewVersion(v)
+	return v != "" && err == nil
 }
 
 // Resolve finds the skill ref names and reads its manifest and config.
@@ -189,6 +198,12 @@ func (c *Client) fetchManifest(ctx context.Context, res *Resolved, name string, 
 
 // classifyFetch turns oras-go's verification errors into ErrIntegrity.
 func classifyFetch(err error, what string, max int64) error {
+	if err, ok := answerKind(err); ok {
+		// oras-go's own words about an answer (a token answer cut at
+		// its limit ends in io.ErrUnexpectedEOF too, but is no
+		// content's).
+		return err
+	}
 	switch {
 	case errors.Is(err, content.ErrMismatchedDigest), errors.Is(err, content.ErrTrailingData), errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%w: %s does not match its digest: %v", ErrIntegrity, what, err)

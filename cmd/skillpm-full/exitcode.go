@@ -106,7 +106,7 @@ func exitCode(err error) int {
 		return command.ExitIntegrity // a bundle holding more than an OCI layout's files
 	case errors.Is(err, wellknown.ErrLinkedTarget):
 		return command.ExitIntegrity // export's .well-known leads elsewhere
-	case errors.Is(err, wellknown.ErrInsecure):
+	case errors.Is(err, wellknown.ErrInsecure), errors.Is(err, registry.ErrInsecure):
 		return command.ExitPolicy // plain http or a foreign origin, refused
 	case errors.Is(err, git.ErrLocalOutside):
 		return command.ExitPolicy // a project's file:// repository outside it, not allowed by the user

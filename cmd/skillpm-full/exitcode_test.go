@@ -19,6 +19,7 @@ import (
 	"github.com/skillpm/skillpm/lockfile"
 	"github.com/skillpm/skillpm/manager"
 	"github.com/skillpm/skillpm/project"
+	"github.com/skillpm/skillpm/registry"
 	"github.com/skillpm/skillpm/resolve"
 	"github.com/skillpm/skillpm/skill"
 	"github.com/skillpm/skillpm/source"
@@ -56,6 +57,7 @@ func TestExitCodeOfSentinels(t *testing.T) {
 		{wellknown.ErrIntegrity, command.ExitIntegrity},
 		{manager.ErrStaleLock, command.ExitStaleLock},
 		{wellknown.ErrInsecure, command.ExitPolicy},
+		{registry.ErrInsecure, command.ExitPolicy},
 		{wellknown.ErrLinkedTarget, command.ExitIntegrity},
 		{bundle.ErrBadBundle, command.ExitIntegrity},
 	} {

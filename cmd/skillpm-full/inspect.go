@@ -88,19 +88,22 @@ func inspectJSON(in *registry.Inspection) map[string]any {
 	return out
 }
 
+// printInspect prints in for people. Every string in it came from the
+// registry or the layout folder, digests too (checked by the registry
+// client, but a layout's referrers are not): all are escaped.
 func printInspect(e *command.Env, in *registry.Inspection, claims map[string]*verify.Claim) {
 	w := e.Stdout
-	fmt.Fprintf(w, "Reference:     %s\n", in.Ref)
-	fmt.Fprintf(w, "Digest:        %s\n", in.Ref.Digest)
+	fmt.Fprintf(w, "Reference:     %s\n", command.TermLine(in.Ref.String()))
+	fmt.Fprintf(w, "Digest:        %s\n", command.TermLine(in.Ref.Digest.String()))
 	if in.Index != nil {
-		fmt.Fprintf(w, "Index:         %s\n", in.Index.Digest)
+		fmt.Fprintf(w, "Index:         %s\n", command.TermLine(in.Index.Digest.String()))
 	}
 	fmt.Fprintf(w, "Format:        %s\n", command.TermLine(string(in.Layout.Format)))
 	if in.Layout.Note != "" {
 		fmt.Fprintf(w, "Note:          %s\n", command.TermLine(in.Layout.Note))
 	}
 	fmt.Fprintf(w, "Artifact type: %s\n", command.TermLine(command.OrNone(in.Layout.ArtifactType)))
-	fmt.Fprintf(w, "Config:        %s %s (%d bytes)\n", command.TermLine(in.Layout.Config.MediaType), in.Layout.Config.Digest, in.Layout.Config.Size)
+	fmt.Fprintf(w, "Config:        %s %s (%d bytes)\n", command.TermLine(in.Layout.Config.MediaType), command.TermLine(in.Layout.Config.Digest.String()), in.Layout.Config.Size)
 	if cfg := in.Config; cfg != nil {
 		fmt.Fprintf(w, "  name:        %s\n  version:     %s\n", command.TermLine(cfg.Name), command.TermLine(command.OrNone(cfg.Version)))
 		if cfg.Description != "" {
@@ -118,7 +121,7 @@ func printInspect(e *command.Env, in *registry.Inspection, claims map[string]*ve
 	}
 	fmt.Fprintln(w, "Layers:")
 	for _, l := range in.Layout.Layers {
-		fmt.Fprintf(w, "  %s %s (%s)\n", command.TermLine(l.MediaType), l.Digest, command.HumanBytes(l.Size))
+		fmt.Fprintf(w, "  %s %s (%s)\n", command.TermLine(l.MediaType), command.TermLine(l.Digest.String()), command.HumanBytes(l.Size))
 	}
 	if len(in.Layout.Annotations) > 0 {
 		fmt.Fprintln(w, "Annotations:")
@@ -141,9 +144,9 @@ func printInspect(e *command.Env, in *registry.Inspection, claims map[string]*ve
 			case verify.PredicateSLSAProvenance:
 				kind = "provenance"
 			}
-			fmt.Fprintf(w, "  %s %s signed by %s (unverified; see 'skillpm verify')\n", kind, r.Digest, command.TermLine(cl.Signer))
+			fmt.Fprintf(w, "  %s %s signed by %s (unverified; see 'skillpm verify')\n", command.TermLine(kind), command.TermLine(r.Digest.String()), command.TermLine(cl.Signer))
 			continue
 		}
-		fmt.Fprintf(w, "  %s %s\n", command.TermLine(command.OrNone(r.ArtifactType)), r.Digest)
+		fmt.Fprintf(w, "  %s %s\n", command.TermLine(command.OrNone(r.ArtifactType)), command.TermLine(r.Digest.String()))
 	}
 }

@@ -18,6 +18,8 @@ func registryHint(err error) string {
 		return "the registry is unreachable or too slow; for a slow network, raise --connect-timeout, --response-timeout or --stall-timeout (timeouts: in config.yaml)"
 	case errors.As(err, &le):
 		return "the registry's listing does not end; report it to its operator (limits.max_pages and limits.max_list_items in config.yaml bound listings)"
+	case errors.Is(err, registry.ErrInsecure):
+		return "nothing was sent there: credentials go over plain HTTP only to this machine or to hosts plain_http in config.yaml names, and a registry may not send skillpm (or its token requests) to plain http, this machine or an internal address; if the registry is yours, fix where it points"
 	case errors.Is(err, registry.ErrUnauthorized):
 		return "log in with 'skillpm login REGISTRY' (credentials come from docker's config and credential helpers)"
 	case errors.Is(err, registry.ErrNetwork):

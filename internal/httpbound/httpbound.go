@@ -138,12 +138,26 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		timer   *time.Timer
 		stopped bool
 	)
-	if t.t.ResponseHeader > 0 {
-		// The wait starts once the request is written, as with
-		// http.Transport.ResponseHeaderTimeout: a large upload is not
-		// a slow answer.
+	// A request body is watched as a response body is: a server that
+	// takes less than StallBytes of it in a Stall period (one that reads
+	// the head and then nothing, so that the write blocks once the
+	// socket buffers are full) ends the request.
+	var upload *uploadBody
+	if t.t.Stall > 0 && req.Body != nil && req.Body != http.NoBody {
+		upload = &uploadBody{rc: req.Body, period: t.t.Stall, cancel: cancel}
+	}
+	if t.t.ResponseHeader > 0 || upload != nil {
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 			WroteRequest: func(httptrace.WroteRequestInfo) {
+				if upload != nil {
+					upload.stop()
+				}
+				if t.t.ResponseHeader <= 0 {
+					return
+				}
+				// The wait starts once the request is written, as with
+				// http.Transport.ResponseHeaderTimeout: a large upload
+				// is not a slow answer.
 				mu.Lock()
 				defer mu.Unlock()
 				if stopped {
@@ -156,7 +170,14 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			},
 		})
 	}
-	resp, err := t.base.RoundTrip(req.WithContext(ctx))
+	out := req.WithContext(ctx)
+	if upload != nil {
+		out.Body = upload
+	}
+	resp, err := t.base.RoundTrip(out)
+	if upload != nil {
+		upload.stop()
+	}
 	mu.Lock()
 	stopped = true
 	if timer != nil {
@@ -166,8 +187,11 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	host := req.URL.Host
 	if err != nil {
 		defer cancel(nil)
-		if context.Cause(ctx) == errHeaderTimeout {
+		switch context.Cause(ctx) {
+		case errHeaderTimeout:
 			return nil, &TimeoutError{Host: host, Phase: PhaseResponseHeader, After: t.t.ResponseHeader}
+		case errStalled:
+			return nil, &TimeoutError{Host: host, Phase: PhaseStall, After: t.t.Stall}
 		}
 		var ne net.Error
 		if req.Context().Err() == nil && errors.As(err, &ne) && ne.Timeout() {
@@ -275,6 +299,59 @@ func (b *stallBody) stop() {
 	b.done = true
 	b.timer.Stop()
 	b.mu.Unlock()
+}
+
+// uploadBody is a request body that fails the request when the server
+// takes less than StallBytes of it in a period. The clock starts at the
+// first read, when the connection is up and the head written, and stops
+// when the request has been written.
+type uploadBody struct {
+	rc     io.ReadCloser
+	period time.Duration
+	cancel context.CancelCauseFunc
+
+	got   atomic.Int64
+	mu    sync.Mutex
+	timer *time.Timer
+	done  bool
+}
+
+func (b *uploadBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	if b.timer == nil && !b.done {
+		b.timer = time.AfterFunc(b.period, b.check)
+	}
+	b.mu.Unlock()
+	n, err := b.rc.Read(p)
+	b.got.Add(int64(n))
+	return n, err
+}
+
+func (b *uploadBody) check() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done {
+		return
+	}
+	if b.got.Swap(0) < StallBytes {
+		b.cancel(errStalled)
+		return
+	}
+	b.timer.Reset(b.period)
+}
+
+func (b *uploadBody) stop() {
+	b.mu.Lock()
+	b.done = true
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	b.mu.Unlock()
+}
+
+func (b *uploadBody) Close() error {
+	b.stop()
+	return b.rc.Close()
 }
 
 // TooLongError is a body longer than the reader allows.

@@ -224,3 +224,33 @@ func (r *countingReader) Read(p []byte) (int, error) {
 	r.n += int64(len(p))
 	return len(p), nil
 }
+
+// TestStallWhileUploading: a server that reads a request's head but not
+// its body blocks the client's write once the socket buffers fill: the
+// stall timeout ends that too (less than StallBytes taken in a period),
+// instead of hanging an upload for ever. Before, neither the stall nor
+// the response-header timeout (which starts once the request is
+// written) ran during the write.
+func TestStallWhileUploading(t *testing.T) {
+	addr := rawServer(t, func(c net.Conn) {}) // reads the head, then nothing
+	tm := Timeouts{ResponseHeader: 200 * time.Millisecond, Stall: 200 * time.Millisecond}
+	body := strings.NewReader(strings.Repeat("x", 64<<20)) // far more than socket buffers hold
+	req, err := http.NewRequest(http.MethodPut, "http://"+addr+"/upload", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		resp, err := client(tm).Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		wantTimeout(t, err, PhaseStall, addr)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the upload to a server that reads nothing never ended")
+	}
+}

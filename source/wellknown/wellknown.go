@@ -176,12 +176,15 @@ func (c *Client) allowedRedirect(first, prev, next *url.URL) error {
 	return nil
 }
 
+// isLoopback reports whether host is this machine: localhost, a
+// loopback address, or an unspecified one (0.0.0.0 and [::] reach this
+// machine's services too).
 func isLoopback(host string) bool {
 	if host == "localhost" {
 		return true
 	}
 	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
 
 // originOf is scheme://host[:port].

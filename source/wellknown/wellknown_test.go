@@ -411,6 +411,9 @@ func TestRedirectPolicy(t *testing.T) {
 		{"https://example.com/i", "https://cdn.example.net/i", "http://[::1]:8500/v1/kv", false},
 		{"https://example.com/i", "https://example.com/i", "http://mirror.internal/i", false},
 		{"http://mirror.internal/i", "http://mirror.internal/i", "http://mirror.internal/j", true},
+		{"https://example.com/i", "https://example.com/i", "https://0.0.0.0:6379/", false}, // reaches this machine too
+		{"https://example.com/i", "https://example.com/i", "https://[::]:6379/", false},
+		{"https://example.com/i", "https://example.com/i", "https://[::ffff:0.0.0.0]:6379/", false},
 		{"https://example.com/i", "https://example.com/i", "file:///etc/passwd", false},
 		{"https://example.com/i", "https://example.com/i", "ftp://example.com/i", false},
 	} {
