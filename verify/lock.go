@@ -91,6 +91,10 @@ func (r *Report) Failed() bool { return r.Status.Severity() > 0 }
 // failFetch records a registry error with the status it deserves.
 func (r *Report) failFetch(err error) {
 	switch {
+	case errors.Is(err, registry.ErrInsecure):
+		// A redirect, token realm or credential the client refused
+		// to follow or send: a policy, as install's exit 9.
+		r.Fail(StatusPolicy, "%v", err)
 	case errors.Is(err, registry.ErrNetwork), errors.Is(err, registry.ErrUnauthorized):
 		r.Fail(StatusNetwork, "%v", err)
 	case errors.Is(err, registry.ErrNotFound):

@@ -3,10 +3,12 @@ package verify
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/opencontainers/go-digest"
+	"github.com/skillpm/skillpm/registry"
 )
 
 // Why a bundle was rejected may quote the bundle ("unsupported media
@@ -54,6 +56,26 @@ func TestRejectionReasonsOneLine(t *testing.T) {
 	for _, p := range r.Problems {
 		if strings.ContainsAny(p, "\n\r") {
 			t.Errorf("problem %q has a line break in it", p)
+		}
+	}
+}
+
+// A registry the client refused to talk to insecurely (a redirect to
+// plain http, credentials over plain HTTP) fails verify as a policy,
+// exit 9, as install does: not as an unclassified error.
+func TestFailFetchInsecure(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want Status
+	}{
+		{fmt.Errorf("get manifest: %w", registry.ErrInsecure), StatusPolicy},
+		{fmt.Errorf("get manifest: %w", registry.ErrNetwork), StatusNetwork},
+		{fmt.Errorf("get manifest: %w", registry.ErrIntegrity), StatusTampered},
+	} {
+		r := &Report{Manifest: "sha256:x"}
+		r.failFetch(c.err)
+		if r.Status != c.want {
+			t.Errorf("failFetch(%v): status %s; want %s", c.err, r.Status, c.want)
 		}
 	}
 }
