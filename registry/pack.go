@@ -55,7 +55,8 @@ type LayerStats struct {
 // EntryModTime, uid/gid 0, no user or group names, modes 0644 or 0755
 // (a file keeps only whether it is executable) and directories 0755;
 // the gzip header has no name or time, and a file of 16 KiB or more has
-// deflate blocks of its own (see writeFile). .git folders and the relative
+// deflate blocks of its own (see writeFile). Entries named .git (in any
+// case: folders, gitlink files, links) and the relative
 // paths in ignore are skipped. Symlinks are kept when their target is
 // relative and stays inside dir; any other symlink, and any device,
 // socket or pipe, is an error. Content is streamed: memory use does not
@@ -103,7 +104,10 @@ func writeLayer(ctx context.Context, w io.Writer, dir, root string, lim Limits, 
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		if skip[rel] || (d.IsDir() && d.Name() == ".git") {
+		// Anything named .git (a repository, a submodule's gitlink
+		// file, in any case: .GIT is .git on a case-insensitive file
+		// system) is git's, and install refuses a skill holding one.
+		if skip[rel] || strings.EqualFold(d.Name(), ".git") {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}

@@ -323,3 +323,49 @@ func TestPackORASAnnotations(t *testing.T) {
 		t.Errorf("layer annotations = %v; want %v", p.Layer.Annotations, want)
 	}
 }
+
+// Pack leaves out every entry named .git: a repository's folder, a
+// submodule's gitlink file, and either in another case. install refuses
+// a skill holding one, so packing it would publish an uninstallable
+// skill.
+func TestPackLeavesGitOut(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pdf")
+	for p, body := range map[string]string{
+		"SKILL.md":          "---\nname: pdf\ndescription: Work with PDF files. Use for PDFs.\n---\n# pdf\n",
+		".git/config":       "[core]\n",
+		"sub/.git":          "gitdir: ../.git/modules/sub\n",
+		"sub/kept.md":       "kept\n",
+		"other/.GIT/config": "[core]\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := WriteLayer(bg, &buf, dir, "pdf"); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	var got []string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, h.Name)
+	}
+	want := []string{"pdf/", "pdf/SKILL.md", "pdf/other/", "pdf/sub/", "pdf/sub/kept.md"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("entries %v; want %v", got, want)
+	}
+}
