@@ -65,7 +65,10 @@ type Watcher struct {
 
 // Watch starts watching the sandbox whose first process is p, started by
 // Start (r) or Wrap (r nil): when it holds more than max tasks, Watch
-// kills all of it. Call Stop once the first process has been waited for.
+// kills all of it. Call Stop once the first process has been waited for,
+// and before r.Done: the Watcher changes the scheduling class of r's
+// forking thread by its thread id, which must not have ended (and been
+// reused by another thread) while the Watcher runs.
 func Watch(r *Running, p *os.Process, max int) *Watcher {
 	w := &Watcher{wake: -1, stop: make(chan struct{}), done: make(chan struct{})}
 	c := &census{r: r, self: os.Getpid()}
