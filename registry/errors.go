@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"syscall"
 
@@ -16,6 +15,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/errcode"
 
 	"github.com/skillpm/skillpm/internal/httpbound"
+	"github.com/skillpm/skillpm/internal/lazyre"
 )
 
 // Sentinel errors. Errors returned by this package wrap at most one of
@@ -96,14 +96,14 @@ var (
 	oneLine = strings.NewReplacer("\r", `\r`, "\n", `\n`)
 	// authValue is an Authorization scheme and its credentials; jwt a
 	// JSON web token (registry tokens mostly are).
-	authValue = regexp.MustCompile(`(?i)\b(basic|bearer)(\s+)[A-Za-z0-9._~+/=-]{8,}`)
-	jwt       = regexp.MustCompile(`\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`)
+	authValue = lazyre.New(`(?i)\b(basic|bearer)(\s+)[A-Za-z0-9._~+/=-]{8,}`)
+	jwt       = lazyre.New(`\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`)
 )
 
 func (e answerError) Error() string {
 	msg := oneLine.Replace(e.err.Error())
-	msg = jwt.ReplaceAllString(msg, "[redacted]")
-	return authValue.ReplaceAllString(msg, "$1$2[redacted]")
+	msg = jwt().ReplaceAllString(msg, "[redacted]")
+	return authValue().ReplaceAllString(msg, "$1$2[redacted]")
 }
 
 func (e answerError) Unwrap() error { return e.err }
