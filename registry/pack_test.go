@@ -151,23 +151,8 @@ func TestPackLayerEntries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zr, err := gzip.NewReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if zr.Name != "" || !zr.ModTime.IsZero() {
-		t.Errorf("gzip header name=%q mtime=%v; want none", zr.Name, zr.ModTime)
-	}
-	tr := tar.NewReader(zr)
 	var got []string
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, h := range layerHeaders(t, &buf) {
 		got = append(got, h.Name+" "+strings.TrimLeft(h.FileInfo().Mode().Perm().String(), "-"))
 		if h.Uid != 0 || h.Gid != 0 || h.Uname != "" || h.Gname != "" || !h.ModTime.Equal(EntryModTime) {
 			t.Errorf("%s: uid=%d gid=%d uname=%q gname=%q mtime=%v; want 0 0 \"\" \"\" epoch", h.Name, h.Uid, h.Gid, h.Uname, h.Gname, h.ModTime)
@@ -348,24 +333,37 @@ func TestPackLeavesGitOut(t *testing.T) {
 	if _, err := WriteLayer(bg, &buf, dir, "pdf"); err != nil {
 		t.Fatal(err)
 	}
-	zr, err := gzip.NewReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(zr)
 	var got []string
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, h := range layerHeaders(t, &buf) {
 		got = append(got, h.Name)
 	}
 	want := []string{"pdf/", "pdf/SKILL.md", "pdf/other/", "pdf/sub/", "pdf/sub/kept.md"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("entries %v; want %v", got, want)
+	}
+}
+
+// layerHeaders reads the headers of a layer WriteLayer wrote, checking
+// that its gzip header has no name or time.
+func layerHeaders(t *testing.T, layer io.Reader) []*tar.Header {
+	t.Helper()
+	zr, err := gzip.NewReader(layer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zr.Name != "" || !zr.ModTime.IsZero() {
+		t.Errorf("gzip header name=%q mtime=%v; want none", zr.Name, zr.ModTime)
+	}
+	tr := tar.NewReader(zr)
+	var hs []*tar.Header
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return hs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs = append(hs, h)
 	}
 }
