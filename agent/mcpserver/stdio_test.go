@@ -95,3 +95,38 @@ func TestStdioAnswersBadLines(t *testing.T) {
 		t.Fatalf("Serve: %v", err)
 	}
 }
+
+// BenchmarkLineFilter is what StdioTransport adds per message: a
+// tools/call line read, checked and passed on.
+func BenchmarkLineFilter(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"slugify","arguments":{"title":"` + strings.Repeat("Hello MCP ", 30) + `"}}}` + "\n")
+	f := &lineFilter{in: bufio.NewReaderSize(&repeat{line: line, n: b.N}, 64<<10), out: io.Discard, max: MaxLineLength}
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	buf := make([]byte, 32<<10)
+	for {
+		if _, err := f.Read(buf); err == io.EOF {
+			break
+		} else if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// repeat reads line n times.
+type repeat struct {
+	line []byte
+	n    int
+	off  int
+}
+
+func (r *repeat) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p, r.line[r.off:])
+	if r.off += k; r.off == len(r.line) {
+		r.off, r.n = 0, r.n-1
+	}
+	return k, nil
+}
