@@ -20,7 +20,7 @@ func FuzzScanText(f *testing.F) {
 		s := &scanner{opts: Options{Inline: true}.withDefaults(), rep: &Report{}, scripts: map[string]string{},
 			perms: perms{noNetwork: true, noSubprocess: true, noWrite: true}}
 		for _, name := range []string{"a.sh", "SKILL.md", "c.json"} {
-			s.scanText(name, data)
+			s.scanText(name, data, false)
 		}
 		s.suppress()
 		lines := strings.Count(string(data), "\n") + 1

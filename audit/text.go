@@ -115,7 +115,10 @@ func (s *scanner) classify(rel string, data []byte) (scope, bool) {
 	return inData, false
 }
 
-func (s *scanner) scanText(rel string, data []byte) {
+// scanText matches the rules against one file. A binary file (one with
+// NUL bytes) gets the keyword rules only: its bytes are not prose, so
+// entropy and Unicode checks would only make noise.
+func (s *scanner) scanText(rel string, data []byte, binary bool) {
 	sc, shell := s.classify(rel, data)
 	f := &file{s: s, rel: rel, data: data, sc: sc, shell: shell}
 	m := compiled()
@@ -160,7 +163,9 @@ func (s *scanner) scanText(rel string, data []byte) {
 	})
 	flush()
 	s.touched = touched
-	f.runs()
+	if !binary {
+		f.runs()
+	}
 	if f.found && s.opts.Inline {
 		if s.texts == nil {
 			s.texts = map[string][]byte{}
