@@ -61,9 +61,13 @@ const maxChecks = 2000
 
 // file is one text file being scanned.
 type file struct {
-	s        *scanner
-	rel      string
+	s   *scanner
+	rel string
+	// data is the text the rules match (see normalize); when it is not
+	// the file's bytes, offs maps each of its offsets to one in orig.
 	data     []byte
+	offs     []int32
+	orig     *file
 	sc       scope
 	shell    bool
 	lines    []int // offsets of line starts, built on first need
@@ -121,6 +125,10 @@ func (s *scanner) classify(rel string, data []byte) (scope, bool) {
 func (s *scanner) scanText(rel string, data []byte, binary bool) {
 	sc, shell := s.classify(rel, data)
 	f := &file{s: s, rel: rel, data: data, sc: sc, shell: shell}
+	ext := strings.ToLower(path.Ext(rel))
+	if text, offs := normalize(data, sc, shell, ext == ".ps1" || ext == ".psm1"); offs != nil {
+		f = &file{s: s, rel: rel, data: text, offs: offs, orig: f, sc: sc, shell: shell}
+	}
 	m := compiled()
 	// Keyword hits fill each rule's groups per line (or window of a long
 	// line); a rule whose groups are all filled is checked there.
@@ -138,7 +146,7 @@ func (s *scanner) scanText(rel string, data []byte, binary bool) {
 		}
 		touched = touched[:0]
 	}
-	m.kw.scan(data, func(w, end int) {
+	m.kw.scan(f.data, func(w, end int) {
 		off := end - 1
 		if off >= f.unitEnd {
 			flush()
@@ -163,10 +171,14 @@ func (s *scanner) scanText(rel string, data []byte, binary bool) {
 	})
 	flush()
 	s.touched = touched
-	if !binary {
-		f.runs()
+	o := f
+	if f.orig != nil {
+		o = f.orig
 	}
-	if f.found && s.opts.Inline {
+	if !binary {
+		o.runs() // on the file's own bytes
+	}
+	if (f.found || o.found) && s.opts.Inline {
 		if s.texts == nil {
 			s.texts = map[string][]byte{}
 		}
@@ -199,9 +211,15 @@ func (f *file) line(off int) (n, start, end int) {
 	return n, start, end
 }
 
+// add reports a finding at offset off of f.data, located in the file's
+// own bytes.
 func (f *file) add(rule string, off int, match, msg string) {
-	n, start, _ := f.line(off)
-	col := utf8.RuneCount(f.data[start:off]) + 1
+	g := f
+	if f.offs != nil {
+		off, g = int(f.offs[off]), f.orig
+	}
+	n, start, _ := g.line(off)
+	col := utf8.RuneCount(g.data[start:off]) + 1
 	f.found = true
 	f.s.add(Finding{Rule: rule, File: f.rel, Line: n, Column: col, Match: match, Message: msg})
 }
@@ -252,6 +270,7 @@ func (f *file) candidate(ri, off int) {
 	if r.accept != nil && !r.accept(m) {
 		return
 	}
+	m = f.source(start+loc[0], start+loc[1])
 	id, msg := r.ID, ""
 	if r.injection {
 		switch {
@@ -262,6 +281,17 @@ func (f *file) candidate(ri, off int) {
 		}
 	}
 	f.add(id, start+loc[0], shorten(m), msg)
+}
+
+// source returns the file's own bytes behind f.data[a:b].
+func (f *file) source(a, b int) string {
+	if f.offs == nil || a >= b {
+		return string(f.data[a:b])
+	}
+	o := f.orig.data
+	end := int(f.offs[b-1])
+	_, w := utf8.DecodeRune(o[end:])
+	return string(o[f.offs[a] : end+w])
 }
 
 // inComment reports whether off lies inside an HTML comment.

@@ -17,7 +17,8 @@ func isTag(r rune) bool {
 }
 
 // isInvisible reports characters that render as nothing. Zero-width
-// joiners and non-joiners are judged by their neighbours (see unicode).
+// joiners and non-joiners, and soft hyphens (visible only where a line
+// breaks), are judged by their neighbours (see unicode).
 func isInvisible(r rune) bool {
 	switch r {
 	case 0x200B, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xFEFF, 0x180E, 0x3164, 0x115F, 0x1160, 0xFFA0, 0x034F:
@@ -69,7 +70,7 @@ func (f *file) unicode() {
 				f.add(ruleTags, off, shorten(fmt.Sprintf("hidden text %q", hidden)),
 					fmt.Sprintf("%d invisible tag characters encode hidden text", j))
 			case !invis && (isInvisible(r) && !(r == 0xFEFF && off == 0) ||
-				(r == 0x200C || r == 0x200D) && isASCIIWord(prev) && isASCIIWord(next)):
+				(r == 0x200C || r == 0x200D || r == 0x00AD) && isASCIIWord(prev) && isASCIIWord(next)):
 				invis = true
 				f.add(ruleInvisible, off, shorten(string(line[max(0, i-20):min(len(line), i+w+20)])),
 					fmt.Sprintf("invisible character U+%04X inside the text", r))
@@ -137,7 +138,7 @@ func escapeRunes(s string) string {
 	var sb strings.Builder
 	for _, r := range s {
 		switch {
-		case r == utf8.RuneError, isBidi(r), isTag(r), isInvisible(r), r == 0x200C, r == 0x200D,
+		case r == utf8.RuneError, isBidi(r), isTag(r), isInvisible(r), r == 0x200C, r == 0x200D, r == 0x00AD,
 			r < 0x20 && r != '\t', r == 0x7F, r >= 0x80 && r < 0xA0:
 			fmt.Fprintf(&sb, "<U+%04X>", r)
 		case r >= 0x80 && (strings.ContainsRune(confusables, r)):
