@@ -154,6 +154,10 @@ type scanner struct {
 	masks   []uint8
 	first   []int
 	touched []int
+	// The same for whole long lines.
+	lineMasks   []uint8
+	lineFirst   []int
+	lineTouched []int
 }
 
 // maxPerRuleFile bounds the findings of one rule in one file: a hostile

@@ -74,6 +74,7 @@ type file struct {
 	comments [][2]int
 	commDone bool
 	seen     map[[3]int]bool // rule, line, window
+	matched  map[[2]int]bool // rule, line: a finding was reported there
 	checks   map[int]int     // rule -> lines its pattern was tried on
 	found    bool
 	unitEnd  int  // end of the line holding the current keyword hits
@@ -136,6 +137,11 @@ func (s *scanner) scanText(rel string, data []byte, binary bool) {
 		s.masks, s.first = make([]uint8, len(rules)), make([]int, len(rules))
 	}
 	masks, first, touched := s.masks, s.first, s.touched[:0]
+	// On a long line, the groups are also collected for the whole line.
+	if s.lineMasks == nil {
+		s.lineMasks, s.lineFirst = make([]uint8, len(rules)), make([]int, len(rules))
+	}
+	lineMasks, lineFirst, lineTouched := s.lineMasks, s.lineFirst, s.lineTouched[:0]
 	unit := [2]int{-1, 0} // line, window
 	flush := func() {
 		for _, ri := range touched {
@@ -146,10 +152,20 @@ func (s *scanner) scanText(rel string, data []byte, binary bool) {
 		}
 		touched = touched[:0]
 	}
+	flushLine := func() {
+		for _, ri := range lineTouched {
+			if lineMasks[ri] == m.full[ri] {
+				f.wholeLine(ri, lineFirst[ri])
+			}
+			lineMasks[ri] = 0
+		}
+		lineTouched = lineTouched[:0]
+	}
 	m.kw.scan(f.data, func(w, end int) {
 		off := end - 1
 		if off >= f.unitEnd {
 			flush()
+			flushLine()
 			unit = f.unit(off)
 		} else if f.long {
 			if u := f.unit(off); u != unit {
@@ -167,10 +183,18 @@ func (s *scanner) scanText(rel string, data []byte, binary bool) {
 				first[g.rule] = off
 			}
 			masks[g.rule] |= g.bit
+			if f.long {
+				if lineMasks[g.rule] == 0 {
+					lineTouched = append(lineTouched, g.rule)
+					lineFirst[g.rule] = off
+				}
+				lineMasks[g.rule] |= g.bit
+			}
 		}
 	})
 	flush()
-	s.touched = touched
+	flushLine()
+	s.touched, s.lineTouched = touched, lineTouched
 	o := f
 	if f.orig != nil {
 		o = f.orig
@@ -254,6 +278,38 @@ func (f *file) candidate(ri, off int) {
 		}
 		return
 	}
+	f.match(ri, n, start, end)
+}
+
+// wholeLine checks rule ri on the whole long line holding offset off,
+// when the rule's keyword groups are all on the line but no window held
+// them all: padding between "curl URL" and "| sh" must not hide the pair.
+// It costs one check per 1 KiB of the line, from the same budget as the
+// windows; a line too long for what is left is reported as not read.
+func (f *file) wholeLine(ri, off int) {
+	n, start, end := f.line(off)
+	if f.matched[[2]int{ri, n}] {
+		return
+	}
+	r := &rules[ri]
+	if f.s.perRule[[2]string{f.rel, r.ID}] >= maxPerRuleFile {
+		return
+	}
+	if f.checks == nil {
+		f.checks = map[int]int{}
+	}
+	cost := (end-start)/longLine + 1
+	if f.checks[ri]+cost > maxChecks {
+		f.add(ruleScanLimit, off, "", fmt.Sprintf("rule %s read line %d only in windows of %d bytes: the line is too long to read whole", r.ID, n, longLine))
+		return
+	}
+	f.checks[ri] += cost
+	f.match(ri, n, start, end)
+}
+
+// match tries rule ri's pattern on f.data[start:end], part of line n.
+func (f *file) match(ri, n, start, end int) {
+	r := &rules[ri]
 	text := f.data[start:end]
 	loc := r.pattern().FindIndex(text)
 	if loc == nil && f.shell && r.shellPattern != nil {
@@ -280,6 +336,10 @@ func (f *file) candidate(ri, off int) {
 			id, msg = ruleMention, "quoted as an example: "+r.Summary
 		}
 	}
+	if f.matched == nil {
+		f.matched = map[[2]int]bool{}
+	}
+	f.matched[[2]int{ri, n}] = true
 	f.add(id, start+loc[0], shorten(m), msg)
 }
 
