@@ -225,6 +225,50 @@ var rules = []Rule{
 			`|JSON\.stringify\(\s*process\.env\s*\)` +
 			`|(?i)\b(fetch|axios(\.(post|put|get))?|got(\.post)?)\s*\([^\n]*\bprocess\.env\s*[,)}]`), scope: inText},
 
+	{ID: "reverse-shell", Severity: Critical,
+		Summary:  "hands a shell to a remote host (a reverse or bind shell): whoever is at the other end runs commands as the user",
+		Fix:      "remove it; no skill needs to give a network peer a shell",
+		keywords: kw("/dev/tcp,/dev/udp,nc ,ncat,netcat,socat,telnet,dup2,mkfifo,fsockopen,tcpclient,use socket,tcpsocket"),
+		pattern: re(`(?i)/dev/(tcp|udp)/[^\s/]+/\d+[^\n]*([0-2]?[<>]&\s*[0-2]\b)` +
+			`|(?i)\b(ba|z|k|da)?sh\s+-i\b[^\n]*[<>]&?\s*/dev/(tcp|udp)/` +
+			`|(?i)\bexec\s+\d+<>\s*/dev/(tcp|udp)/` +
+			`|(?i)\b(nc|ncat|netcat)\b[^\n|;]*\s(-[a-z]*[ec]\s*|--(sh-)?exec[\s=]+)["']?\S*\b((ba|z|k|da)?sh|cmd(\.exe)?|powershell(\.exe)?|pwsh|python[0-9.]*)\b` +
+			`|(?i)\b(nc|ncat|netcat|telnet|openssl\s+s_client)\b[^\n]*\|\s*(\S*/)?(ba|z|k|da)?sh\b(\s+-i)?[^\n]*\|\s*(nc|ncat|netcat|telnet|openssl\s+s_client)\b` +
+			`|(?i)\bmkfifo\b[^\n]*\|\s*(\S*/)?(ba|z|k|da)?sh\b[^\n]*\|\s*(nc|ncat|netcat|telnet|openssl)\b` +
+			`|(?i)\bsocat\b[^\n]*\b(exec|system):[^\n]*\b((ba|z|k|da)?sh|cmd|powershell|python[0-9.]*)\b` +
+			`|\bos\.dup2\(\s*[\w.]+\.fileno\(\)\s*,\s*[012]\s*\)` +
+			`|(?i)\bfsockopen\s*\([^\n]*\b(exec|shell_exec|system|passthru|proc_open|popen)\s*\(` +
+			`|(?i)\buse\s+socket\b[^\n]*\bexec\b|\btcpsocket\.(new|open)\b[^\n]*\b(exec|spawn|system)\b` +
+			`|(?i)\bnet\.sockets\.tcpclient\b[^\n]*\b(iex|invoke-expression)\b`), scope: inText},
+	{ID: "persistence", Severity: High,
+		Summary: "makes code run again later, outside the skill: cron, shell start-up files, login items, services, SSH keys, or the agent's own settings",
+		Fix:     "remove it; a skill runs when the agent calls it and never installs itself anywhere else",
+		keywords: kw("crontab,/cron,.bashrc,.bash_profile,.bash_login,.profile,.zshrc,.zprofile,.zshenv,.zlogin,config.fish,authorized_keys," +
+			"launchagents,launchdaemons,launchctl,systemd,schtasks,scheduledtask,currentversion\\run,/etc/sudoers,nopasswd," +
+			".claude,.codex,.cursor,.gemini,.windsurf,opencode"),
+		pattern: re(`(?i)(\|\s*|^\s*|[;&]\s*)crontab\s+(-u\s+\S+\s+)?(-(\s|$|["')])|[^-\s]\S*)|(>|\btee\b|\bcp\b|\bmv\b|\bln\b)[^\n]*\s["']?/(etc/cron|var/spool/cron)` +
+			`|(?i)(>>?\s*|\btee\s+(-a\s+)?|\b(cp|mv|ln\s+-s\w*)\s+\S+\s+)["']?(~|\$home|\$\{home\})/\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|config/fish/config\.fish)\b` +
+			`|(?i)>>?\s*["']?/etc/(profile|bash\.bashrc|zshrc|sudoers)\b|\btee\s+(-a\s+)?/etc/(profile|bash\.bashrc|zshrc|sudoers)\b|\bnopasswd\s*:\s*all\b` +
+			`|(?i)\b(open|appendfile|appendfilesync|writefile|writefilesync)\s*\([^\n]*\.(bashrc|bash_profile|profile|zshrc|zprofile|zshenv)\b[^\n]*(["'][aw]\+?["']|\)\s*;?\s*$)` +
+			`|(?i)(>>?\s*|\btee\s+(-a\s+)?|\b(open|appendfile\w*|writefile\w*)\s*\([^\n]*)["']?\S*authorized_keys\b` +
+			`|(?i)library/launch(agents|daemons)/|\blaunchctl\s+(load|bootstrap|submit|enable)\b` +
+			`|(?i)\.config/systemd/user\b|/etc/systemd/system/\S|\bsystemctl\s+(--user\s+)?enable\b` +
+			`|(?i)\bschtasks(\.exe)?\s+/create\b|\bregister-scheduledtask\b|\\currentversion\\run(once)?\b` +
+			`|(?i)\b(append|add|write|insert|put|copy|save|tee|cp|mv|ln|writefile\w*|appendfile\w*|write_text|open)\b[^\n]*(~|\$home|\$\{home\}|%userprofile%|homedir\(\)|home\(\)|expanduser\()[^\n]*\.(claude|codex|cursor|gemini|windsurf|config/opencode)\b[^\n]*\b(settings(\.local)?\.json|claude\.md|agents\.md|gemini\.md|config\.toml|mcp\.json|hooks|rules)\b`),
+		scope: inText},
+	{ID: "destructive-command", Severity: High,
+		Summary:  "deletes or overwrites what is not the skill's: the home folder, the root, system folders or a disk",
+		Fix:      "remove it; delete only files the skill created, by their own paths",
+		keywords: kw("rm ,--no-preserve-root,dd ,mkfs,wipefs,shred,:(),chmod,rd ,rmdir,del ,remove-item,format "),
+		pattern: re(`(?i)\brm\s+(-\S+\s+)*-[a-z]*r[a-z]*\s+([^\n;&|]*\s)?["']?(/|/\*|~/?|~/\*|\$home/?|\$\{home\}/?|\$home/\*|/(etc|usr|bin|sbin|boot|var|home|root|lib|lib64|opt|sys|dev|proc|system|library|users|applications)/?)["']?(\s|$|;|&|\|)` +
+			`|(?i)--no-preserve-root\b` +
+			`|(?i)\bdd\b[^\n]*\bof=/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk)` +
+			`|(?i)\b(mkfs(\.\w+)?|wipefs|shred)\s+[^\n]*/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk)` +
+			`|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:` +
+			`|(?i)\bchmod\s+(-\S+\s+)*-[a-z]*r[a-z]*\s+(-\S+\s+)*[0-7]*777\s+["']?(/|~/?|\$home/?)["']?(\s|$)` +
+			`|(?i)\b(rd|rmdir|del)\s+(/[sqf]\s+)+["']?[a-z]:\\?["']?(\s|$)|\bformat\s+[a-z]:\s*(/|$)` +
+			`|(?i)\bremove-item\b[^\n]*-recurse\b[^\n]*\s["']?([a-z]:\\?|\$env:userprofile|\$home|~)["']?(\s|$)`), scope: inText},
+
 	// What the code does against what the skill declares.
 	{ID: ruleNetwork, Severity: High,
 		Summary:  "a script uses the network, but the skill's permissions declare no outbound hosts",
