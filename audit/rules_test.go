@@ -74,6 +74,8 @@ var ruleCases = []struct {
 	{rule: "decode-exec", file: "scripts/a.js", hit: "new Function(atob(p))();", miss: "const data = JSON.parse(atob(p));"},
 	{rule: "decode-exec", file: "scripts/a.js", hit: "eval(Buffer.from(p, 'base64').toString());", miss: "const b = Buffer.from(p, 'base64');"},
 	{rule: "decode-exec", file: "scripts/a.sh", hit: "eval \"$(echo $P | base64 --decode)\"", miss: "echo $P | base64 --decode > out.bin"},
+	{rule: "decode-exec", file: "scripts/a.py", hit: "exec(zlib.decompress(p))", miss: "data = zlib.decompress(p)"},
+	{rule: "decode-exec", file: "scripts/a.sh", hit: "echo 6375726c | xxd -r -p | bash", miss: "xxd -r -p dump.hex > out.bin"},
 	{rule: "credential-read", file: "scripts/a.py", hit: "p = Path.home() / '.aws/credentials'", miss: "p = Path.home() / '.cache/tool'"},
 	{rule: "credential-read", file: "scripts/a.js", hit: "fs.readFileSync(os.homedir() + '/.kube/config')", miss: "fs.readFileSync(os.homedir() + '/.toolrc')"},
 	{rule: "credential-read", file: "scripts/a.py", hit: "open(os.path.join(profile, 'logins.json'))", miss: "open(os.path.join(profile, 'settings.json'))"},
