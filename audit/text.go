@@ -195,6 +195,7 @@ func (s *scanner) scanText(rel string, data []byte, binary bool) {
 	flush()
 	flushLine()
 	s.touched, s.lineTouched = touched, lineTouched
+	f.flow()
 	o := f
 	if f.orig != nil {
 		o = f.orig
