@@ -103,10 +103,11 @@ func compileKeywords(words []string) *keywords {
 }
 
 // scan calls hit for every keyword occurrence, with the keyword's index
-// and the offset just past its end.
+// and the offset just past its end. The data is read as if a newline
+// preceded it, so a keyword starting with "\n" also matches at the start.
 func (k *keywords) scan(data []byte, hit func(word, end int)) {
-	s := int32(0)
 	nc := int32(k.nclass)
+	s := k.next[int32(k.class['\n'])]
 	for i, b := range data {
 		s = k.next[s*nc+int32(k.class[b])]
 		if out := k.outs[s]; out != nil {

@@ -291,7 +291,11 @@ func decodeWide(data []byte) ([]byte, bool) {
 	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
 		units = wideUnits(data[2:], binary.BigEndian)
 	default:
-		order, ok := wideGuess(data[:min(len(data), 8192)])
+		head := data[:min(len(data), 8192)]
+		if bytes.IndexByte(head, 0) < 0 {
+			return nil, false
+		}
+		order, ok := wideGuess(head)
 		if !ok {
 			return nil, false
 		}

@@ -11,28 +11,45 @@ import (
 	"unicode/utf8"
 )
 
-// matcher is the compiled keyword automaton and, per keyword, the rule
+// matcher is the compiled keyword automaton and, per keyword, the check
 // groups it belongs to. It is built once and read by every scan.
 type matcher struct {
-	kw   *keywords
-	hits [][]ruleGroup // keyword index -> the groups it fills
-	full []uint8       // rule index -> the mask of all its groups
+	kw    *keywords
+	units []unit        // every rule's checks
+	hits  [][]ruleGroup // keyword index -> the groups it fills
+	full  []uint8       // unit index -> the mask of all its groups
 }
 
-// ruleGroup is one keyword group of one rule.
-type ruleGroup struct {
+// unit is one check of one rule (see Rule.more).
+type unit struct {
 	rule int
+	c    *check
+}
+
+// ruleGroup is one keyword group of one unit.
+type ruleGroup struct {
+	rule int // unit index
 	bit  uint8
 }
 
 var compiled = sync.OnceValue(func() *matcher {
-	m := &matcher{full: make([]uint8, len(rules))}
+	m := &matcher{}
+	for ri := range rules {
+		r := &rules[ri]
+		if r.keywords != nil {
+			m.units = append(m.units, unit{ri, &check{keywords: r.keywords, pattern: r.pattern, shellPattern: r.shellPattern}})
+		}
+		for j := range r.more {
+			m.units = append(m.units, unit{ri, &r.more[j]})
+		}
+	}
+	m.full = make([]uint8, len(m.units))
 	index := map[string]int{}
 	var list []string
-	for ri, r := range rules {
-		for gi, g := range r.keywords {
+	for ui, u := range m.units {
+		for gi, g := range u.c.keywords {
 			bit := uint8(1) << gi
-			m.full[ri] |= bit
+			m.full[ui] |= bit
 			for _, w := range g {
 				w = strings.ToLower(w)
 				i, ok := index[w]
@@ -42,7 +59,7 @@ var compiled = sync.OnceValue(func() *matcher {
 					list = append(list, w)
 					m.hits = append(m.hits, nil)
 				}
-				m.hits[i] = append(m.hits[i], ruleGroup{ri, bit})
+				m.hits[i] = append(m.hits[i], ruleGroup{ui, bit})
 			}
 		}
 	}
@@ -75,7 +92,7 @@ type file struct {
 	commDone bool
 	seen     map[[3]int]bool // rule, line, window
 	matched  map[[2]int]bool // rule, line: a finding was reported there
-	checks   map[int]int     // rule -> lines its pattern was tried on
+	checks   map[int]int     // unit -> lines its pattern was tried on
 	found    bool
 	unitEnd  int  // end of the line holding the current keyword hits
 	long     bool // that line is longer than longLine
@@ -125,21 +142,49 @@ func (s *scanner) classify(rel string, data []byte) (scope, bool) {
 // entropy and Unicode checks would only make noise.
 func (s *scanner) scanText(rel string, data []byte, binary bool) {
 	sc, shell := s.classify(rel, data)
+	f := s.textFile(rel, data, sc, shell)
+	f.keywordPass()
+	f.flow()
+	o := f
+	if f.orig != nil {
+		o = f.orig
+	}
+	if !binary {
+		o.runs() // on the file's own bytes
+	}
+	if (f.found || o.found) && s.opts.Inline {
+		if s.texts == nil {
+			s.texts = map[string][]byte{}
+		}
+		s.texts[rel] = data
+	}
+}
+
+// textFile returns the file the rules match for data: data itself, or
+// its normalized text backed by data (see normalize).
+func (s *scanner) textFile(rel string, data []byte, sc scope, shell bool) *file {
 	f := &file{s: s, rel: rel, data: data, sc: sc, shell: shell}
 	ext := strings.ToLower(path.Ext(rel))
 	if text, offs := normalize(data, sc, shell, ext == ".ps1" || ext == ".psm1"); offs != nil {
 		f = &file{s: s, rel: rel, data: text, offs: offs, orig: f, sc: sc, shell: shell}
 	}
+	return f
+}
+
+// keywordPass finds every rule's keywords in f.data and checks each rule
+// where its keyword groups meet.
+func (f *file) keywordPass() {
+	s, sc := f.s, f.sc
 	m := compiled()
 	// Keyword hits fill each rule's groups per line (or window of a long
 	// line); a rule whose groups are all filled is checked there.
 	if s.masks == nil {
-		s.masks, s.first = make([]uint8, len(rules)), make([]int, len(rules))
+		s.masks, s.first = make([]uint8, len(m.units)), make([]int, len(m.units))
 	}
 	masks, first, touched := s.masks, s.first, s.touched[:0]
 	// On a long line, the groups are also collected for the whole line.
 	if s.lineMasks == nil {
-		s.lineMasks, s.lineFirst = make([]uint8, len(rules)), make([]int, len(rules))
+		s.lineMasks, s.lineFirst = make([]uint8, len(m.units)), make([]int, len(m.units))
 	}
 	lineMasks, lineFirst, lineTouched := s.lineMasks, s.lineFirst, s.lineTouched[:0]
 	unit := [2]int{-1, 0} // line, window
@@ -174,7 +219,7 @@ func (s *scanner) scanText(rel string, data []byte, binary bool) {
 			}
 		}
 		for _, g := range m.hits[w] {
-			r := &rules[g.rule]
+			r := &rules[m.units[g.rule].rule]
 			if r.scope&sc == 0 || (r.denied != nil && !r.denied(&s.perms)) {
 				continue
 			}
@@ -195,20 +240,6 @@ func (s *scanner) scanText(rel string, data []byte, binary bool) {
 	flush()
 	flushLine()
 	s.touched, s.lineTouched = touched, lineTouched
-	f.flow()
-	o := f
-	if f.orig != nil {
-		o = f.orig
-	}
-	if !binary {
-		o.runs() // on the file's own bytes
-	}
-	if (f.found || o.found) && s.opts.Inline {
-		if s.texts == nil {
-			s.texts = map[string][]byte{}
-		}
-		s.texts[rel] = data
-	}
 }
 
 // line returns the 1-based line of offset off and that line's bounds.
@@ -249,8 +280,8 @@ func (f *file) add(rule string, off int, match, msg string) {
 	f.s.add(Finding{Rule: rule, File: f.rel, Line: n, Column: col, Match: match, Message: msg})
 }
 
-// candidate checks rule ri on the line (or window) around offset off.
-func (f *file) candidate(ri, off int) {
+// candidate checks unit ui on the line (or window) around offset off.
+func (f *file) candidate(ui, off int) {
 	n, start, end := f.line(off)
 	bucket := 0
 	if end-start > longLine {
@@ -258,7 +289,7 @@ func (f *file) candidate(ri, off int) {
 		start = max(start, off-longLine/2)
 		end = min(end, off+longLine/2)
 	}
-	key := [3]int{ri, n, bucket}
+	key := [3]int{ui, n, bucket}
 	if f.seen == nil {
 		f.seen = map[[3]int]bool{}
 	}
@@ -266,33 +297,35 @@ func (f *file) candidate(ri, off int) {
 		return
 	}
 	f.seen[key] = true
-	r := &rules[ri]
-	if f.s.perRule[[2]string{f.rel, r.ID}] >= maxPerRuleFile {
-		return // the report already lists as many as it will
+	u := compiled().units[ui]
+	r := &rules[u.rule]
+	if f.s.perRule[[2]string{f.rel, r.ID}] >= maxPerRuleFile || f.matched[[2]int{u.rule, n}] {
+		return // the report already lists as many as it will, or this line
 	}
 	if f.checks == nil {
 		f.checks = map[int]int{}
 	}
-	if f.checks[ri]++; f.checks[ri] > maxChecks {
-		if f.checks[ri] == maxChecks+1 {
+	if f.checks[ui]++; f.checks[ui] > maxChecks {
+		if f.checks[ui] == maxChecks+1 {
 			f.add(ruleScanLimit, off, "", fmt.Sprintf("rule %s was tried on the first %d candidate lines of this file only", r.ID, maxChecks))
 		}
 		return
 	}
-	f.match(ri, n, start, end)
+	f.match(u, n, start, end)
 }
 
-// wholeLine checks rule ri on the whole long line holding offset off,
-// when the rule's keyword groups are all on the line but no window held
-// them all: padding between "curl URL" and "| sh" must not hide the pair.
-// It costs one check per 1 KiB of the line, from the same budget as the
+// wholeLine checks unit ui on the whole long line holding offset off,
+// when its keyword groups are all on the line but no window held them
+// all: padding between "curl URL" and "| sh" must not hide the pair. It
+// costs one check per 1 KiB of the line, from the same budget as the
 // windows; a line too long for what is left is reported as not read.
-func (f *file) wholeLine(ri, off int) {
+func (f *file) wholeLine(ui, off int) {
 	n, start, end := f.line(off)
-	if f.matched[[2]int{ri, n}] {
+	u := compiled().units[ui]
+	if f.matched[[2]int{u.rule, n}] {
 		return
 	}
-	r := &rules[ri]
+	r := &rules[u.rule]
 	if f.s.perRule[[2]string{f.rel, r.ID}] >= maxPerRuleFile {
 		return
 	}
@@ -300,21 +333,21 @@ func (f *file) wholeLine(ri, off int) {
 		f.checks = map[int]int{}
 	}
 	cost := (end-start)/longLine + 1
-	if f.checks[ri]+cost > maxChecks {
+	if f.checks[ui]+cost > maxChecks {
 		f.add(ruleScanLimit, off, "", fmt.Sprintf("rule %s read line %d only in windows of %d bytes: the line is too long to read whole", r.ID, n, longLine))
 		return
 	}
-	f.checks[ri] += cost
-	f.match(ri, n, start, end)
+	f.checks[ui] += cost
+	f.match(u, n, start, end)
 }
 
-// match tries rule ri's pattern on f.data[start:end], part of line n.
-func (f *file) match(ri, n, start, end int) {
-	r := &rules[ri]
+// match tries unit u's pattern on f.data[start:end], part of line n.
+func (f *file) match(u unit, n, start, end int) {
+	r := &rules[u.rule]
 	text := f.data[start:end]
-	loc := r.pattern().FindIndex(text)
-	if loc == nil && f.shell && r.shellPattern != nil {
-		loc = r.shellPattern().FindIndex(text)
+	loc := u.c.pattern().FindIndex(text)
+	if loc == nil && f.shell && u.c.shellPattern != nil {
+		loc = u.c.shellPattern().FindIndex(text)
 	}
 	if loc == nil {
 		return
@@ -340,7 +373,7 @@ func (f *file) match(ri, n, start, end int) {
 	if f.matched == nil {
 		f.matched = map[[2]int]bool{}
 	}
-	f.matched[[2]int{ri, n}] = true
+	f.matched[[2]int{u.rule, n}] = true
 	f.add(id, start+loc[0], shorten(m), msg)
 }
 

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"unicode"
@@ -103,7 +104,15 @@ func (f *file) unicode() {
 	}
 }
 
+// hasMultibyte reports whether b holds a byte of 0x80 or more, eight
+// bytes at a time: every text file is checked.
 func hasMultibyte(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return true
+		}
+		b = b[8:]
+	}
 	for _, c := range b {
 		if c >= 0x80 {
 			return true
@@ -164,11 +173,14 @@ func shorten(s string) string {
 // the rest.
 func maskSecret(s string) string {
 	sec, _ := RuleByID(ruleSecret)
-	return sec.pattern().ReplaceAllStringFunc(s, func(m string) string {
-		if strings.HasPrefix(m, "-----BEGIN") {
-			return m // the header is not the secret
-		}
-		keep := min(6, len(m)/3)
-		return m[:keep] + strings.Repeat("*", 8)
-	})
+	for _, r := range sec.pattern() {
+		s = r.ReplaceAllStringFunc(s, func(m string) string {
+			if strings.HasPrefix(m, "-----BEGIN") {
+				return m // the header is not the secret
+			}
+			keep := min(6, len(m)/3)
+			return m[:keep] + strings.Repeat("*", 8)
+		})
+	}
+	return s
 }
