@@ -94,8 +94,15 @@ type file struct {
 	matched  map[[2]int]bool // rule, line: a finding was reported there
 	checks   map[int]int     // unit -> lines its pattern was tried on
 	found    bool
-	unitEnd  int  // end of the line holding the current keyword hits
-	long     bool // that line is longer than longLine
+	// parent, for text decoded from a literal of another file: findings
+	// are reported at the literal (offset at in parent).
+	parent  *file
+	at      int
+	how     string
+	depth   int
+	budget  *int // bytes left to decode in the whole file
+	unitEnd int  // end of the line holding the current keyword hits
+	long    bool // that line is longer than longLine
 }
 
 // unit returns the line and window of offset off, and remembers where its
@@ -270,6 +277,18 @@ func (f *file) line(off int) (n, start, end int) {
 // add reports a finding at offset off of f.data, located in the file's
 // own bytes.
 func (f *file) add(rule string, off int, match, msg string) {
+	if f.parent != nil {
+		if msg == "" {
+			r, _ := RuleByID(rule)
+			msg = r.Summary
+		}
+		if !strings.HasPrefix(msg, decodedPrefix) { // the innermost literal says
+			msg = decodedPrefix + f.how + ": " + msg
+		}
+		f.found = true
+		f.parent.add(rule, f.at, match, msg)
+		return
+	}
 	g := f
 	if f.offs != nil {
 		off, g = int(f.offs[off]), f.orig
@@ -460,8 +479,9 @@ const (
 	minEntropy = 5.0
 )
 
-// runs finds long high-entropy literals and, when the file has non-ASCII
-// bytes, runs the Unicode checks.
+// runs finds long high-entropy literals, matches what encoded literals
+// decode to (see decodeRun) and, when the file has non-ASCII bytes, runs
+// the Unicode checks. In decoded text, only the decoding is done.
 func (f *file) runs() {
 	data := f.data
 	nonASCII := false
@@ -481,13 +501,17 @@ func (f *file) runs() {
 			}
 		}
 		if runStart >= 0 {
-			if i-runStart >= minBlob {
+			if i-runStart >= minBlob && f.parent == nil {
 				f.blob(runStart, i)
+			}
+			if i-runStart >= minDecode {
+				f.decodeRun(runStart, i)
 			}
 			runStart = -1
 		}
 	}
-	if nonASCII {
+	f.decodeEscapes()
+	if nonASCII && f.parent == nil {
 		f.unicode()
 	}
 }
