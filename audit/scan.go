@@ -267,6 +267,9 @@ func (s *scanner) scanFile(rel string, size int64) error {
 		s.skillMD = data
 	}
 	s.scanText(rel, data, isBinary)
+	if isBinary || bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		(&file{s: s, rel: rel, data: data}).archive()
+	}
 	return nil
 }
 
