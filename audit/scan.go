@@ -201,7 +201,7 @@ func (s *scanner) walk() error {
 			return cerr
 		}
 		if d.IsDir() {
-			if d.Name() == ".git" && p != "." {
+			if gitStore(p) {
 				return fs.SkipDir
 			}
 			return nil
@@ -343,6 +343,24 @@ func wideGuess(head []byte) (binary.ByteOrder, bool) {
 	return nil, false
 }
 
+// gitStore reports whether the folder p holds a git repository's object
+// store (objects/ or lfs/ under a .git folder): compressed history, too
+// large to scan and never run. The rest of a .git folder is scanned: an
+// artifact can carry a .git/run.sh that installs with the skill, and
+// packing skips .git, so an author's own repository never reaches users.
+func gitStore(p string) bool {
+	parts := strings.Split(p, "/")
+	for _, part := range parts[:len(parts)-1] {
+		if part == ".git" {
+			switch parts[len(parts)-1] {
+			case "objects", "lfs":
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // checkSymlink reports a link whose target leaves the skill folder.
 func (s *scanner) checkSymlink(rel string) {
 	target, err := s.root.Readlink(rel)
@@ -367,6 +385,7 @@ var executableMagic = [][]byte{
 var mediaMagic = [][]byte{
 	[]byte("\x89PNG"), []byte("\xff\xd8\xff"), []byte("GIF8"), []byte("%PDF"), []byte("\x00\x01\x00\x00"),
 	[]byte("OTTO"), []byte("wOFF"), []byte("wOF2"), []byte("\x00\x00\x01\x00"), []byte("BM"), []byte("ftyp"),
+	[]byte("DIRC"), // a git index (.git/index)
 }
 
 // checkBinary classifies a file holding NUL bytes and reports whether it
