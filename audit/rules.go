@@ -206,7 +206,10 @@ var rules = []Rule{
 		pattern: pat(`(?i)\b(ignore|disregard|forget|override)\s+(all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*(previous|prior|above|earlier|preceding|former|system|original|developer|safety)\s+(instructions?|prompts?|rules|directions|guidelines|messages|context)\b` +
 			`|(?i)\bforget\s+(everything|all)\s+(you('ve|\s+have)?\s+(been\s+told|learned)|above|before)` +
 			`|(?i)\byou\s+are\s+now\s+(in\s+)?(dan|developer\s+mode|jailbroken|unrestricted|unfiltered)\b` +
-			`|(?i)\bnew\s+system\s+prompt\s*:`), scope: inText},
+			`|(?i)\bnew\s+system\s+prompt\s*:`),
+		more: []check{{keywords: kw("ignore,disregard,forget", "everything,anything"),
+			pattern: pat(`(?i)\b(ignore|disregard|forget)\s+(everything|anything)\s+(above|before|previously|prior|so\s+far|(that\s+)?you\s+(were|have\s+been|'ve\s+been)\s+told)\b`)}},
+		scope: inText},
 	{ID: "prompt-injection-conceal", Severity: High, injection: true,
 		Summary:  "tells the agent to hide what it does from the user",
 		Fix:      "remove the instruction; everything a skill makes the agent do must be visible to the user",
@@ -230,7 +233,12 @@ var rules = []Rule{
 		Fix:      "remove the instruction",
 		keywords: kw("send,upload,post,forward,exfiltrate,transmit,leak,copy,email", "key,credential,secret,token,password,env,cookie,conversation,chat history,system prompt,exfiltrate", "http,url,endpoint,server,webhook,address,@"),
 		pattern: pat(`(?i)\b(send|upload|post|forward|exfiltrate|transmit|leak|copy|email)\b[^\n]*\b(all|every|any|the\s+user'?s|the\s+contents\s+of|the\s+full|the\s+entire|their|your)\b[^\n]*\b(api[\s_-]?keys?|credentials|secrets?|tokens?|passwords?|private\s+keys?|ssh\s+keys?|env(ironment)?\s+variables|\.env|cookies|conversation|chat\s+history|system\s+prompt)\b[^\n]*\b(to|at)\s+(https?://|[\w.+-]+@[\w-]+\.[\w.]+|(the\s+|this\s+)?(following\s+)?(url|endpoint|server|webhook|address))` +
-			`|(?i)\bexfiltrate\b[^\n]*\b(to|at)\s+(https?://|(the\s+|this\s+)?(url|endpoint|server|webhook))`), scope: inText},
+			`|(?i)\bexfiltrate\b[^\n]*\b(to|at)\s+(https?://|(the\s+|this\s+)?(url|endpoint|server|webhook))`),
+		// An image the agent renders sends its URL, and what the
+		// template fills into it, to the image's host.
+		more: []check{{keywords: kw("]("),
+			pattern: pat(`(?i)!\[[^\]\n]*\]\(\s*https?://[^)\s]*[?&/=][\w.-]*=?(\{\{?|\$\{|<|\[|%s)\s*[\w .-]*(conversation|chat|history|messages?|secrets?|tokens?|api[_ -]?keys?|passwords?|credentials?|env|context|system[_ -]?prompt|memory|summary|user[_ -]?data)`)}},
+		scope: inText},
 	{ID: ruleHidden, Severity: Critical,
 		Summary: "an instruction aimed at the agent is hidden in an HTML comment",
 		Fix:     "remove the comment; the user sees rendered Markdown, the agent reads the comment"},
@@ -329,7 +337,11 @@ var rules = []Rule{
 			`|(?i)\bjson\.dumps\(\s*(dict\()?\s*os\.environ\s*\)` +
 			`|(?i)\b(data|json|params)\s*=\s*(dict\(\s*)?os\.environ\s*(\)|,)` +
 			`|JSON\.stringify\(\s*process\.env\s*\)` +
-			`|(?i)\b(fetch|axios(\.(post|put|get))?|got(\.post)?)\s*\([^\n]*\bprocess\.env\s*[,)}]`), scope: inText},
+			`|(?i)\b(fetch|axios(\.(post|put|get))?|got(\.post)?)\s*\([^\n]*\bprocess\.env\s*[,)}]`),
+		// Through DNS: the data is the name looked up.
+		more: []check{{keywords: kw("nslookup,dig ,host ,ping ,resolve-dnsname", "$(,`"),
+			pattern: pat(`(?i)\b(nslookup|dig|host|ping|resolve-dnsname)\s+[^\n]*(\$\(|\x60)\s*(cat|env|printenv|base64|xxd|od|whoami|id\b|echo\s+["']?\$\{?\w*(key|token|secret|pass))`)}},
+		scope: inText},
 
 	{ID: "reverse-shell", Severity: Critical,
 		Summary: "hands a shell to a remote host (a reverse or bind shell): whoever is at the other end runs commands as the user",
