@@ -92,7 +92,7 @@ type file struct {
 	commDone bool
 	seen     map[[3]int]bool // rule, line, window
 	matched  map[[2]int]bool // rule, line: a finding was reported there
-	checks   map[int]int     // unit -> lines its pattern was tried on
+	checks   map[int]int     // rule -> lines its patterns were tried on
 	found    bool
 	// parent, for text decoded from a literal of another file: findings
 	// are reported at the literal (offset at in parent).
@@ -324,8 +324,8 @@ func (f *file) candidate(ui, off int) {
 	if f.checks == nil {
 		f.checks = map[int]int{}
 	}
-	if f.checks[ui]++; f.checks[ui] > maxChecks {
-		if f.checks[ui] == maxChecks+1 {
+	if f.checks[u.rule]++; f.checks[u.rule] > maxChecks {
+		if f.checks[u.rule] == maxChecks+1 {
 			f.add(ruleScanLimit, off, "", fmt.Sprintf("rule %s was tried on the first %d candidate lines of this file only", r.ID, maxChecks))
 		}
 		return
@@ -352,11 +352,11 @@ func (f *file) wholeLine(ui, off int) {
 		f.checks = map[int]int{}
 	}
 	cost := (end-start)/longLine + 1
-	if f.checks[ui]+cost > maxChecks {
+	if f.checks[u.rule]+cost > maxChecks {
 		f.add(ruleScanLimit, off, "", fmt.Sprintf("rule %s read line %d only in windows of %d bytes: the line is too long to read whole", r.ID, n, longLine))
 		return
 	}
-	f.checks[ui] += cost
+	f.checks[u.rule] += cost
 	f.match(u, n, start, end)
 }
 
