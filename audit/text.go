@@ -83,7 +83,7 @@ type file struct {
 	// data is the text the rules match (see normalize); when it is not
 	// the file's bytes, offs maps each of its offsets to one in orig.
 	data     []byte
-	offs     []int32
+	offs     offMap
 	orig     *file
 	sc       scope
 	shell    bool
@@ -291,7 +291,7 @@ func (f *file) add(rule string, off int, match, msg string) {
 	}
 	g := f
 	if f.offs != nil {
-		off, g = int(f.offs[off]), f.orig
+		off, g = f.offs.at(off), f.orig
 	}
 	n, start, _ := g.line(off)
 	col := utf8.RuneCount(g.data[start:off]) + 1
@@ -402,9 +402,9 @@ func (f *file) source(a, b int) string {
 		return string(f.data[a:b])
 	}
 	o := f.orig.data
-	end := int(f.offs[b-1])
+	end := f.offs.at(b - 1)
 	_, w := utf8.DecodeRune(o[end:])
-	return string(o[f.offs[a] : end+w])
+	return string(o[f.offs.at(a) : end+w])
 }
 
 // inComment reports whether off lies inside an HTML comment.
