@@ -183,7 +183,7 @@ func continuesParagraph(b []byte) bool {
 	if len(t) == 0 || len(b)-len(bytes.TrimLeft(b, " ")) >= 4 || b[0] == '\t' {
 		return false
 	}
-	return (isASCIILetter(rune(t[0])) || t[0] >= utf8.RuneSelf) && !bytes.ContainsAny(t, codeChars)
+	return (isASCIILetter(rune(t[0])) || t[0] >= utf8.RuneSelf || t[0] == '"' || t[0] == '\'') && !bytes.ContainsAny(t, codeChars)
 }
 
 // codeChars are characters of commands and code rather than prose: a
@@ -192,9 +192,9 @@ func continuesParagraph(b []byte) bool {
 const codeChars = "=(){}[]$|<>`\\"
 
 // proseEnd reports whether a line ending in c leaves its sentence open:
-// a letter, a digit, a comma or a non-ASCII byte.
+// a letter, a digit, a comma, a quote or a non-ASCII byte.
 func proseEnd(c byte) bool {
-	return isASCIIWord(rune(c)) || c == ',' || c >= utf8.RuneSelf
+	return isASCIIWord(rune(c)) || c == ',' || c == '"' || c == '\'' || c >= utf8.RuneSelf
 }
 
 // hexEscape reports whether b starts with the rest of a \xHH or \uHHHH

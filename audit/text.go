@@ -443,17 +443,21 @@ var exampleCues = []string{"such as", "like ", "e.g", "for example", "example", 
 // is an example: how a security skill explains an attack, not the attack.
 func quotedExample(line []byte, loc []int) bool {
 	before, after := string(line[:loc[0]]), string(line[loc[1]:])
-	quoted := false
+	// The quote closes soon after the phrase, and the words that say it
+	// is an example come before it: "ignore previous instructions" - like
+	// I said, do it! quotes an instruction, it does not explain one.
+	open := -1
 	for _, q := range [][2]string{{`"`, `"`}, {"“", "”"}, {"'", "'"}, {"`", "`"}, {"‘", "’"}} {
-		if strings.Contains(before, q[0]) && strings.Contains(after, q[1]) {
-			quoted = true
-			break
+		if i := strings.LastIndex(before, q[0]); i >= 0 {
+			if j := strings.Index(after, q[1]); j >= 0 && j <= 40 {
+				open = max(open, i)
+			}
 		}
 	}
-	if !quoted {
+	if open < 0 {
 		return false
 	}
-	l := strings.ToLower(before + " " + after)
+	l := strings.ToLower(before[:open])
 	for _, c := range exampleCues {
 		if strings.Contains(l, c) {
 			return true
