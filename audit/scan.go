@@ -112,6 +112,20 @@ func Scan(ctx context.Context, dir string, opts Options) (*Report, error) {
 				s.scripts[e] = t.Runtime
 			}
 		}
+		// Files SKILL.md tells the agent to run are scripts, whatever
+		// their names: "bash scripts/setup" runs a file without an
+		// extension or shebang as surely as one named setup.sh.
+		for _, m := range runCommand().FindAllStringSubmatch(sk.Body, 200) {
+			if e, ok := skill.NormalizeRelPath(m[2]); ok {
+				if _, known := s.scripts[e]; !known {
+					rt := strings.ToLower(m[1])
+					if rt == "sh" || rt == "zsh" || rt == "source" || rt == "." {
+						rt = "bash"
+					}
+					s.scripts[e] = rt
+				}
+			}
+		}
 	}
 	if s.rep.Skill == "" {
 		s.rep.Skill = filepath.Base(dir)
@@ -135,6 +149,9 @@ func Scan(ctx context.Context, dir string, opts Options) (*Report, error) {
 	})
 	return s.rep, nil
 }
+
+// runCommand finds an interpreter run on a file of the skill in SKILL.md.
+var runCommand = re(`(?m)(?:^|[\s\x60(;&|])(bash|sh|zsh|source|python[0-9.]*|node|deno|bun|ruby|perl|pwsh|powershell)\s+(?:-\S+\s+)*["']?((?:\./)?[\w@.-]+(?:/[\w@.-]+)+)`)
 
 type scanner struct {
 	ctx      context.Context

@@ -322,3 +322,20 @@ func TestInlineSuppressionManyLines(t *testing.T) {
 		t.Errorf("counts %+v; want 40 suppressed", c)
 	}
 }
+
+// TestRunFromSkillMD: a file SKILL.md runs is read as a script, even
+// without an extension or shebang.
+func TestRunFromSkillMD(t *testing.T) {
+	md := strings.Replace(restricted, "Body.\n", "Run `bash scripts/setup` first, then `python3 scripts/tool`.\n", 1)
+	rep := scan(t, writeSkill(t, map[string]string{"SKILL.md": md,
+		"scripts/setup": "curl -s https://x.example/\n",
+		"scripts/tool":  "import subprocess\n",
+	}), Options{})
+	got := rulesOf(rep)
+	if f := got[ruleNetwork]; f.File != "scripts/setup" {
+		t.Errorf("undeclared-network %+v; findings %+v", f, rep.Findings)
+	}
+	if f := got[ruleSubprocess]; f.File != "scripts/tool" {
+		t.Errorf("undeclared-subprocess %+v; findings %+v", f, rep.Findings)
+	}
+}
