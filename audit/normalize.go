@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"sort"
+	"strconv"
 	"unicode"
 	"unicode/utf8"
 
@@ -21,6 +22,9 @@ import (
 //     spaces; invisible characters (zero-width, soft hyphens, bidi
 //     controls, tag characters, variation selectors) are dropped. An
 //     agent reads "Ｉｇｎｏｒｅ" as "Ignore", and so do the rules.
+//
+//   - In Markdown and HTML, character references (&#105;, &#x69;, &shy;)
+//     read as the characters they stand for.
 //
 //   - In Markdown, lines that break a sentence inside a paragraph are
 //     joined (see softBreaks): the agent reads the paragraph, not lines.
@@ -45,7 +49,8 @@ func normalize(data []byte, sc scope, shell, ps bool) ([]byte, offMap) {
 	if sc == inMarkdown {
 		joins = softBreaks(data)
 	}
-	if len(joins) == 0 && !needsNormalizing(data, quotes, shell, ps) {
+	entities := sc == inMarkdown && hasEntity(data)
+	if len(joins) == 0 && !entities && !needsNormalizing(data, quotes, shell, ps) {
 		return data, nil
 	}
 	out := make([]byte, 0, len(data))
@@ -68,6 +73,13 @@ func normalize(data []byte, sc scope, shell, ps bool) ([]byte, offMap) {
 			emit([]byte{' '}, i)
 			i++
 			continue
+		case c == '&' && entities:
+			if r, n := htmlEntity(data[i:]); n > 0 {
+				buf = foldRune(buf[:0], r, utf8.AppendRune(nil, r))
+				emit(buf, i)
+				i += n
+				continue
+			}
 		case c == '\\' || (ps && c == '`'):
 			if n := newlineAt(data, i+1); n > 0 {
 				if sc == inMarkdown {
@@ -130,10 +142,50 @@ func (m offMap) at(i int) int {
 	return int(m[k].o) + i - int(m[k].t)
 }
 
+// hasEntity reports whether Markdown or HTML holds a character reference
+// that spells a letter or hides one (&#105;, &#x69;, &shy;, &zwj;).
+func hasEntity(data []byte) bool {
+	return bytes.Contains(data, []byte("&#")) || bytes.Contains(data, []byte("&shy;")) ||
+		bytes.Contains(data, []byte("&zw")) || bytes.Contains(data, []byte("&nbsp;"))
+}
+
+// htmlEntity decodes the character reference at the start of b: numeric,
+// or one of the few named ones that matter here. n is 0 when there is
+// none.
+func htmlEntity(b []byte) (r rune, n int) {
+	end := bytes.IndexByte(b[:min(len(b), 12)], ';')
+	if end < 2 {
+		return 0, 0
+	}
+	name := string(b[1:end])
+	switch name {
+	case "shy":
+		return 0xAD, end + 1
+	case "zwj":
+		return 0x200D, end + 1
+	case "zwnj":
+		return 0x200C, end + 1
+	case "nbsp":
+		return 0xA0, end + 1
+	}
+	if name[0] != '#' || len(name) < 2 {
+		return 0, 0
+	}
+	v, base := name[1:], 10
+	if v[0] == 'x' || v[0] == 'X' {
+		v, base = v[1:], 16
+	}
+	n64, err := strconv.ParseUint(v, base, 32)
+	if err != nil || n64 == 0 || n64 > unicode.MaxRune {
+		return 0, 0
+	}
+	return rune(n64), end + 1
+}
+
 // special marks the bytes normalize may change: what follows a run of
 // other bytes is looked at one byte at a time.
 var special = func() (t [256]bool) {
-	for _, c := range []byte("\n\\`'\"") {
+	for _, c := range []byte("\n\\`'\"&") {
 		t[c] = true
 	}
 	for c := 0x80; c < 0x100; c++ {
