@@ -323,7 +323,12 @@ var rules = []Rule{
 			`|(?i)(google[/\\ ]chrome|google-chrome|chromium|bravesoftware|microsoft[/\\]edge)[^\n]*(login data|cookies|local state|web data)` +
 			`|(?i)\b(logins\.json|key[34]\.db|cookies\.sqlite)\b|\.mozilla[/\\]firefox|firefox[/\\]profiles` +
 			`|(?i)\bsecurity\s+(find-generic-password|find-internet-password|dump-keychain)\b|\blogin\.keychain|library[/\\]keychains|\bsecret-tool\s+lookup\b` +
-			`|(?i)\b(cat|less|more|head|tail|source|open|readfile|readfilesync|read_text|path|dotenv_values)\b\s*\(?\s*["']?(\./|~/|\$home/)?\.env(\.\w+)?(["'\x60)]|\s|$)`), scope: inText},
+			`|(?i)\b(cat|less|more|head|tail|source|open|readfile|readfilesync|read_text|path|dotenv_values)\b\s*\(?\s*["']?(\./|~/|\$home/)?\.env(\.\w+)?(["'\x60)]|\s|$)`),
+		// Token files of package registries, vaults, CLIs and agents: what
+		// a poisoned tool description asks the agent to read and pass on.
+		more: []check{{keywords: kw(".npmrc,.pypirc,.vault-token,.claude.json,mcp.json,hosts.yml,credentials.tfrc,credentials.toml,.cargo,.gem"),
+			pattern: pat(`(?i)(~|\$home|\$\{home\}|%userprofile%|homedir\(\)|home\(\)|expanduser\()[^\n]*?[/\\'"\s]\.(npmrc|pypirc|vault-token|claude\.json|config[/\\]gh[/\\]hosts\.yml|terraform\.d[/\\]credentials\.tfrc\.json|cargo[/\\]credentials(\.toml)?|gem[/\\]credentials|cursor[/\\]mcp\.json|codeium[/\\]windsurf[/\\]mcp_config\.json)\b`)}},
+		scope: inText},
 	{ID: "exfiltration", Severity: Critical,
 		Summary:  "sends environment variables or credential files to the network",
 		Fix:      "send only the data the tool's purpose needs, to a host declared in permissions.network.outbound",
