@@ -49,6 +49,8 @@ type check struct {
 	keywords     [][]string
 	pattern      lazyPattern
 	shellPattern lazyPattern
+	// scope, when set, narrows the files the check reads.
+	scope scope
 }
 
 // scope says which files a rule reads.
@@ -381,9 +383,14 @@ var rules = []Rule{
 				pattern: pat(`(?i)library/launch(agents|daemons)/|\blaunchctl\s+(load|bootstrap|submit|enable)\b` +
 					`|(?i)\.config/systemd/user\b|/etc/systemd/system/\S|\bsystemctl\s+(--user\s+)?enable\b` +
 					`|(?i)\bschtasks(\.exe)?\s+/create\b|\bregister-scheduledtask\b|\\currentversion\\run(once)?\b`)},
-			// The user's own agent: its settings, hooks and instructions.
-			{keywords: kw(".claude,.codex,.cursor,.gemini,.windsurf,opencode"),
+			// The user's own agent: a script that writes its settings,
+			// hooks or instructions; in prose, telling the agent to write
+			// the instructions every later session reads (asking the user
+			// to set an option in their config is fine).
+			{keywords: kw(".claude,.codex,.cursor,.gemini,.windsurf,opencode"), scope: inScript,
 				pattern: pat(`(?i)\b(append|add|write|insert|put|copy|save|tee|cp|mv|ln|writefile\w*|appendfile\w*|write_text|open)\b[^\n]*(~|\$home|\$\{home\}|%userprofile%|homedir\(\)|home\(\)|expanduser\()[^\n]*\.(claude|codex|cursor|gemini|windsurf|config/opencode)\b[^\n]*\b(settings(\.local)?\.json|claude\.md|agents\.md|gemini\.md|config\.toml|mcp\.json|hooks|rules)\b`)},
+			{keywords: kw(".claude,.codex,.gemini,.config/opencode", "claude.md,agents.md,gemini.md"), scope: inMarkdown | inData,
+				pattern: pat(`(?i)\b(append|add|write|insert|put|copy|save)\b[^\n]*(~|\$home|\$\{home\}|%userprofile%)[/\\]\.(claude|codex|gemini|config[/\\]opencode)[/\\](claude|agents|gemini)\.md\b`)},
 		},
 		scope: inText},
 

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"path"
@@ -226,8 +227,9 @@ func (f *file) keywordPass() {
 			}
 		}
 		for _, g := range m.hits[w] {
-			r := &rules[m.units[g.rule].rule]
-			if r.scope&sc == 0 || (r.denied != nil && !r.denied(&s.perms)) {
+			u := m.units[g.rule]
+			r := &rules[u.rule]
+			if cmp.Or(u.c.scope, r.scope)&sc == 0 || (r.denied != nil && !r.denied(&s.perms)) {
 				continue
 			}
 			if masks[g.rule] == 0 {
