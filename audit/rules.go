@@ -373,7 +373,12 @@ var rules = []Rule{
 		keywords: kw("crontab,/cron"),
 		pattern:  pat(`(?i)(\|\s*|^\s*|[;&]\s*)crontab\s+(-u\s+\S+\s+)?(-(\s|$|["')])|[^-\s]\S*)|(>|\btee\b|\bcp\b|\bmv\b|\bln\b)[^\n]*\s["']?/(etc/cron|var/spool/cron)`),
 		more: []check{
-			{keywords: kw(".bashrc,.bash_profile,.bash_login,.profile,.zshrc,.zprofile,.zshenv,.zlogin,config.fish,/etc/sudoers,nopasswd"),
+			// In prose, setup notes add an export or a tool's init line to
+			// the user's shell profile; anything else appended there is
+			// persistence.
+			{keywords: kw(".bashrc,.bash_profile,.bash_login,.profile,.zshrc,.zprofile,.zshenv,.zlogin"), scope: inMarkdown | inData,
+				pattern: pat(`(?i)\b(echo|printf)\s+(-\w+\s+)?["']([^ep.#"'\s]|e[^xv]|ex[^p]|ev[^a]|p[^a]|pa[^t])[^\n]*>>?\s*["']?(~|\$home|\$\{home\})/\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin)\b`)},
+			{keywords: kw(".bashrc,.bash_profile,.bash_login,.profile,.zshrc,.zprofile,.zshenv,.zlogin,config.fish,/etc/sudoers,nopasswd"), scope: inScript,
 				pattern: pat(`(?i)(>>?\s*|\btee\s+(-a\s+)?|\b(cp|mv|ln\s+-s\w*)\s+\S+\s+)["']?(~|\$home|\$\{home\})/\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|config/fish/config\.fish)\b` +
 					`|(?i)>>?\s*["']?/etc/(profile|bash\.bashrc|zshrc|sudoers)\b|\btee\s+(-a\s+)?/etc/(profile|bash\.bashrc|zshrc|sudoers)\b|\bnopasswd\s*:\s*all\b` +
 					`|(?i)\b(open|appendfile|appendfilesync|writefile|writefilesync)\s*\([^\n]*\.(bashrc|bash_profile|profile|zshrc|zprofile|zshenv)\b[^\n]*(["'][aw]\+?["']|\)\s*;?\s*$)`)},
