@@ -59,7 +59,7 @@ func (f *file) flow() {
 }
 
 func (f *file) flowLine(line []byte, start, n int, tainted map[string]taint) {
-	if len(tainted) > 0 {
+	if len(tainted) > 0 && runsCode(line) {
 		// Calls nest (exec(compile(src))): each search resumes at the
 		// name the last one found.
 		for at, k := 0, 0; at < len(line) && k < 8; k++ {
@@ -97,6 +97,16 @@ func (f *file) flowLine(line []byte, start, n int, tainted map[string]taint) {
 		}
 		delete(tainted, name) // reassigned to something else
 	}
+}
+
+// runsCode is a quick look for a call flowRun could match.
+func runsCode(line []byte) bool {
+	for _, w := range [][]byte{[]byte("exec"), []byte("eval"), []byte("Function"), []byte("compile"), []byte("iex"), []byte("Invoke-Expression"), []byte("IEX")} {
+		if bytes.Contains(line, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *file) flowReport(t taint, n, off int, match, name string) {

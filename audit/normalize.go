@@ -50,8 +50,17 @@ func normalize(data []byte, sc scope, shell, ps bool) ([]byte, offMap) {
 		joins = softBreaks(data)
 	}
 	entities := sc == inMarkdown && hasEntity(data)
-	if len(joins) == 0 && !entities && !needsNormalizing(data, quotes, shell, ps) {
-		return data, nil
+	if !entities && !needsNormalizing(data, quotes, shell, ps) {
+		if len(joins) == 0 {
+			return data, nil
+		}
+		// Only joined lines: a copy with spaces for those newlines,
+		// offsets unchanged.
+		text := bytes.Clone(data)
+		for _, j := range joins {
+			text[j] = ' '
+		}
+		return text, offMap{{}}
 	}
 	out := make([]byte, 0, len(data))
 	var offs offMap

@@ -115,14 +115,19 @@ func Scan(ctx context.Context, dir string, opts Options) (*Report, error) {
 		// Files SKILL.md tells the agent to run are scripts, whatever
 		// their names: "bash scripts/setup" runs a file without an
 		// extension or shebang as surely as one named setup.sh.
-		for _, m := range runCommand().FindAllStringSubmatch(sk.Body, 200) {
-			if e, ok := skill.NormalizeRelPath(m[2]); ok {
-				if _, known := s.scripts[e]; !known {
-					rt := strings.ToLower(m[1])
-					if rt == "sh" || rt == "zsh" || rt == "source" || rt == "." {
-						rt = "bash"
+		for _, line := range strings.Split(sk.Body, "\n") {
+			if !strings.Contains(line, "/") || !runsSomething(line) {
+				continue // the regexp is costly on every line of every SKILL.md
+			}
+			for _, m := range runCommand().FindAllStringSubmatch(line, 8) {
+				if e, ok := skill.NormalizeRelPath(m[2]); ok {
+					if _, known := s.scripts[e]; !known {
+						rt := strings.ToLower(m[1])
+						if rt == "sh" || rt == "zsh" || rt == "source" {
+							rt = "bash"
+						}
+						s.scripts[e] = rt
 					}
-					s.scripts[e] = rt
 				}
 			}
 		}
@@ -152,6 +157,18 @@ func Scan(ctx context.Context, dir string, opts Options) (*Report, error) {
 
 // runCommand finds an interpreter run on a file of the skill in SKILL.md.
 var runCommand = re(`(?m)(?:^|[\s\x60(;&|])(bash|sh|zsh|source|python[0-9.]*|node|deno|bun|ruby|perl|pwsh|powershell)\s+(?:-\S+\s+)*["']?((?:\./)?[\w@.-]+(?:/[\w@.-]+)+)`)
+
+// runsSomething reports whether line names an interpreter runCommand
+// looks for.
+func runsSomething(line string) bool {
+	l := strings.ToLower(line)
+	for _, w := range []string{"sh ", "python", "node ", "deno ", "bun ", "ruby ", "perl ", "pwsh ", "powershell ", "source "} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
 
 type scanner struct {
 	ctx      context.Context
