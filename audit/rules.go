@@ -238,7 +238,7 @@ var rules = []Rule{
 			`|(?i)\bexfiltrate\b[^\n]*\b(to|at)\s+(https?://|(the\s+|this\s+)?(url|endpoint|server|webhook))`),
 		// An image the agent renders sends its URL, and what the
 		// template fills into it, to the image's host.
-		more: []check{{keywords: kw("]("),
+		more: []check{{keywords: kw("![", "http"),
 			pattern: pat(`(?i)!\[[^\]\n]*\]\(\s*https?://[^)\s]*[?&/=][\w.-]*=?(\{\{?|\$\{|<|\[|%s)\s*[\w .-]*(conversation|chat|history|messages?|secrets?|tokens?|api[_ -]?keys?|passwords?|credentials?|env|context|system[_ -]?prompt|memory|summary|user[_ -]?data)`)}},
 		scope: inText},
 	{ID: ruleHidden, Severity: Critical,
