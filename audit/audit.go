@@ -24,7 +24,7 @@ import (
 // RulesVersion names the rule set. It changes whenever a rule is added,
 // removed or matches differently, so a recorded audit result (an
 // attestation, a CI log) says which rules it ran.
-const RulesVersion = "1.0.0"
+const RulesVersion = "1.1.0"
 
 // ErrFindings is wrapped by errors that refuse something because an audit
 // found problems at or above a threshold.

@@ -1,5 +1,7 @@
 package audit
 
+import "math"
+
 // keywords finds every occurrence of a set of ASCII keywords in one pass,
 // case-insensitively: an Aho-Corasick automaton compiled into a dense
 // transition table over byte classes (the bytes the keywords use, folded
@@ -13,9 +15,9 @@ package audit
 type keywords struct {
 	class   [256]uint8 // byte -> class; 0 is "no keyword uses this byte"
 	nclass  int
-	next    []int32 // state*nclass + class -> state
-	outs    [][]int // state -> keyword indexes that end here (suffix links folded in)
-	lengths []int   // keyword index -> length
+	next    []uint16 // state*nclass + class -> state: half the cache of int32
+	outs    [][]int  // state -> keyword indexes that end here (suffix links folded in)
+	lengths []int    // keyword index -> length
 }
 
 func lower(b byte) byte {
@@ -93,22 +95,28 @@ func compileKeywords(words []string) *keywords {
 			queue = append(queue, t)
 		}
 	}
-	k.next = make([]int32, len(nodes)*k.nclass)
+	if len(nodes) > math.MaxUint16 {
+		panic("audit: too many keyword states for the uint16 table")
+	}
+	k.next = make([]uint16, len(nodes)*k.nclass)
 	k.outs = make([][]int, len(nodes))
 	for i, n := range nodes {
-		copy(k.next[i*k.nclass:], n.edge)
+		for c, t := range n.edge {
+			k.next[i*k.nclass+c] = uint16(t)
+		}
 		k.outs[i] = n.out
 	}
 	return k
 }
 
 // scan calls hit for every keyword occurrence, with the keyword's index
-// and the offset just past its end.
+// and the offset just past its end. The data is read as if a newline
+// preceded it, so a keyword starting with "\n" also matches at the start.
 func (k *keywords) scan(data []byte, hit func(word, end int)) {
-	s := int32(0)
-	nc := int32(k.nclass)
+	nc := int(k.nclass)
+	s := int(k.next[int(k.class['\n'])])
 	for i, b := range data {
-		s = k.next[s*nc+int32(k.class[b])]
+		s = int(k.next[s*nc+int(k.class[b])])
 		if out := k.outs[s]; out != nil {
 			for _, w := range out {
 				hit(w, i+1)

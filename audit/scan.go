@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/skillpm/skillpm/skill"
 )
@@ -110,6 +112,25 @@ func Scan(ctx context.Context, dir string, opts Options) (*Report, error) {
 				s.scripts[e] = t.Runtime
 			}
 		}
+		// Files SKILL.md tells the agent to run are scripts, whatever
+		// their names: "bash scripts/setup" runs a file without an
+		// extension or shebang as surely as one named setup.sh.
+		for _, line := range strings.Split(sk.Body, "\n") {
+			if !strings.Contains(line, "/") || !runsSomething(line) {
+				continue // the regexp is costly on every line of every SKILL.md
+			}
+			for _, m := range runCommand().FindAllStringSubmatch(line, 8) {
+				if e, ok := skill.NormalizeRelPath(m[2]); ok {
+					if _, known := s.scripts[e]; !known {
+						rt := strings.ToLower(m[1])
+						if rt == "sh" || rt == "zsh" || rt == "source" {
+							rt = "bash"
+						}
+						s.scripts[e] = rt
+					}
+				}
+			}
+		}
 	}
 	if s.rep.Skill == "" {
 		s.rep.Skill = filepath.Base(dir)
@@ -134,6 +155,21 @@ func Scan(ctx context.Context, dir string, opts Options) (*Report, error) {
 	return s.rep, nil
 }
 
+// runCommand finds an interpreter run on a file of the skill in SKILL.md.
+var runCommand = re(`(?m)(?:^|[\s\x60(;&|])(bash|sh|zsh|source|python[0-9.]*|node|deno|bun|ruby|perl|pwsh|powershell)\s+(?:-\S+\s+)*["']?((?:\./)?[\w@.-]+(?:/[\w@.-]+)+)`)
+
+// runsSomething reports whether line names an interpreter runCommand
+// looks for.
+func runsSomething(line string) bool {
+	l := strings.ToLower(line)
+	for _, w := range []string{"sh ", "python", "node ", "deno ", "bun ", "ruby ", "perl ", "pwsh ", "powershell ", "source "} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
 type scanner struct {
 	ctx      context.Context
 	opts     Options
@@ -152,6 +188,10 @@ type scanner struct {
 	masks   []uint8
 	first   []int
 	touched []int
+	// The same for whole long lines.
+	lineMasks   []uint8
+	lineFirst   []int
+	lineTouched []int
 }
 
 // maxPerRuleFile bounds the findings of one rule in one file: a hostile
@@ -195,7 +235,7 @@ func (s *scanner) walk() error {
 			return cerr
 		}
 		if d.IsDir() {
-			if d.Name() == ".git" && p != "." {
+			if gitStore(p) {
 				return fs.SkipDir
 			}
 			return nil
@@ -240,18 +280,119 @@ func (s *scanner) scanFile(rel string, size int64) error {
 	s.read += int64(n)
 	s.rep.Files++
 	s.rep.Bytes += int64(n)
-	if bytes.IndexByte(data[:min(n, 8192)], 0) >= 0 {
-		s.checkBinary(rel, data[:min(n, 8192)])
-		return nil
-	}
 	if int64(n) < size {
 		s.add(Finding{Rule: ruleScanLimit, File: rel, Message: fmt.Sprintf("only the first %d of %d bytes were scanned", n, size)})
+	}
+	isBinary := false
+	if text, ok := decodeWide(data); ok {
+		// UTF-16 and UTF-32 text (PowerShell's default, Notepad's
+		// "Unicode"): its interpreters and agents read it as text.
+		data = text
+	} else if head := data[:min(n, 8192)]; bytes.IndexByte(head, 0) >= 0 {
+		if s.checkBinary(rel, head) {
+			return nil
+		}
+		// A NUL byte does not stop bash (past the first line), an agent
+		// or "bash logo.png" from reading the rest: every file that is
+		// not an executable is matched against the rules as well.
+		isBinary = true
 	}
 	if rel == skill.FileName {
 		s.skillMD = data
 	}
-	s.scanText(rel, data)
+	s.scanText(rel, data, isBinary)
+	if isBinary || bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		(&file{s: s, rel: rel, data: data}).archive()
+	}
 	return nil
+}
+
+// decodeWide returns the UTF-8 form of UTF-16 or UTF-32 text: with a byte
+// order mark, or UTF-16 without one whose every other byte is NUL (ASCII
+// text), as PowerShell and Windows editors write it.
+func decodeWide(data []byte) ([]byte, bool) {
+	var units []uint16
+	switch {
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE, 0, 0}), bytes.HasPrefix(data, []byte{0, 0, 0xFE, 0xFF}):
+		order := binary.ByteOrder(binary.LittleEndian)
+		if data[0] == 0 {
+			order = binary.BigEndian
+		}
+		var sb bytes.Buffer
+		for i := 4; i+4 <= len(data); i += 4 {
+			sb.WriteRune(rune(order.Uint32(data[i:])))
+		}
+		return sb.Bytes(), true
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
+		units = wideUnits(data[2:], binary.LittleEndian)
+	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
+		units = wideUnits(data[2:], binary.BigEndian)
+	default:
+		head := data[:min(len(data), 8192)]
+		if bytes.IndexByte(head, 0) < 0 {
+			return nil, false
+		}
+		order, ok := wideGuess(head)
+		if !ok {
+			return nil, false
+		}
+		units = wideUnits(data, order)
+	}
+	var sb bytes.Buffer
+	sb.Grow(len(units))
+	for _, r := range utf16.Decode(units) {
+		sb.WriteRune(r)
+	}
+	return sb.Bytes(), true
+}
+
+func wideUnits(b []byte, order binary.ByteOrder) []uint16 {
+	u := make([]uint16, len(b)/2)
+	for i := range u {
+		u[i] = order.Uint16(b[2*i:])
+	}
+	return u
+}
+
+// wideGuess recognises UTF-16 without a byte order mark by its NUL bytes:
+// in mostly-ASCII text, nearly every odd byte (little-endian) or even byte
+// (big-endian) is NUL and nearly no other byte is.
+func wideGuess(head []byte) (binary.ByteOrder, bool) {
+	if len(head) < 8 {
+		return nil, false
+	}
+	var nul [2]int
+	for i, c := range head {
+		if c == 0 {
+			nul[i&1]++
+		}
+	}
+	half := len(head) / 2
+	switch {
+	case nul[1] >= half*9/10 && nul[0] <= half/50:
+		return binary.LittleEndian, true
+	case nul[0] >= half*9/10 && nul[1] <= half/50:
+		return binary.BigEndian, true
+	}
+	return nil, false
+}
+
+// gitStore reports whether the folder p holds a git repository's object
+// store (objects/ or lfs/ under a .git folder): compressed history, too
+// large to scan and never run. The rest of a .git folder is scanned: an
+// artifact can carry a .git/run.sh that installs with the skill, and
+// packing skips .git, so an author's own repository never reaches users.
+func gitStore(p string) bool {
+	parts := strings.Split(p, "/")
+	for _, part := range parts[:len(parts)-1] {
+		if part == ".git" {
+			switch parts[len(parts)-1] {
+			case "objects", "lfs":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkSymlink reports a link whose target leaves the skill folder.
@@ -278,31 +419,34 @@ var executableMagic = [][]byte{
 var mediaMagic = [][]byte{
 	[]byte("\x89PNG"), []byte("\xff\xd8\xff"), []byte("GIF8"), []byte("%PDF"), []byte("\x00\x01\x00\x00"),
 	[]byte("OTTO"), []byte("wOFF"), []byte("wOF2"), []byte("\x00\x00\x01\x00"), []byte("BM"), []byte("ftyp"),
+	[]byte("DIRC"), // a git index (.git/index)
 }
 
-// checkBinary classifies a file holding NUL bytes.
-func (s *scanner) checkBinary(rel string, head []byte) {
+// checkBinary classifies a file holding NUL bytes and reports whether it
+// is an executable (whose text is not worth matching).
+func (s *scanner) checkBinary(rel string, head []byte) bool {
 	ext := strings.ToLower(path.Ext(rel))
 	for _, m := range executableMagic {
 		if bytes.HasPrefix(head, m) {
 			s.add(Finding{Rule: ruleExecutable, File: rel, Message: fmt.Sprintf("compiled executable (%s) without reviewable source", describeMagic(head))})
-			return
+			return true
 		}
 	}
 	switch ext {
 	case ".pyc", ".pyo", ".class", ".jar", ".so", ".dll", ".dylib", ".exe", ".node", ".wasm":
 		s.add(Finding{Rule: ruleExecutable, File: rel, Message: "compiled code (" + ext + ") without reviewable source"})
-		return
+		return true
 	}
 	for _, m := range mediaMagic {
 		if bytes.HasPrefix(head, m) {
-			return
+			return false
 		}
 	}
 	if len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WEBP" {
-		return
+		return false
 	}
 	s.add(Finding{Rule: ruleOpaque, File: rel})
+	return false
 }
 
 func describeMagic(head []byte) string {

@@ -138,10 +138,18 @@ func (e *AllowEntry) matches(skillName string, f Finding) bool {
 // suppress marks the findings that an inline comment or the allow-list
 // suppresses.
 func (s *scanner) suppress() {
+	lines := map[string][][]byte{} // file -> its lines, split once
 	for i := range s.rep.Findings {
 		f := &s.rep.Findings[i]
 		if s.opts.Inline && f.Line > 0 {
-			if sup := inlineSuppression(s.texts[f.File], f.File, f.Line, f.Rule); sup != nil {
+			l, ok := lines[f.File]
+			if !ok {
+				if data := s.texts[f.File]; data != nil {
+					l = bytes.Split(data, []byte("\n"))
+				}
+				lines[f.File] = l
+			}
+			if sup := inlineSuppression(l, f.File, f.Line, f.Rule); sup != nil {
 				f.Suppressed = sup
 				continue
 			}
@@ -157,12 +165,12 @@ func (s *scanner) suppress() {
 	}
 }
 
-// inlineSuppression looks for a marker naming rule on line n or n-1.
-func inlineSuppression(data []byte, file string, n int, rule string) *Suppression {
-	if data == nil {
+// inlineSuppression looks for a marker naming rule on line n or n-1 of
+// a file's lines.
+func inlineSuppression(lines [][]byte, file string, n int, rule string) *Suppression {
+	if lines == nil {
 		return nil
 	}
-	lines := bytes.SplitN(data, []byte("\n"), n+1)
 	for _, ln := range []int{n, n - 1} {
 		if ln < 1 || ln > len(lines) {
 			continue

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"unicode"
@@ -17,7 +18,8 @@ func isTag(r rune) bool {
 }
 
 // isInvisible reports characters that render as nothing. Zero-width
-// joiners and non-joiners are judged by their neighbours (see unicode).
+// joiners and non-joiners, and soft hyphens (visible only where a line
+// breaks), are judged by their neighbours (see unicode).
 func isInvisible(r rune) bool {
 	switch r {
 	case 0x200B, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xFEFF, 0x180E, 0x3164, 0x115F, 0x1160, 0xFFA0, 0x034F:
@@ -69,7 +71,7 @@ func (f *file) unicode() {
 				f.add(ruleTags, off, shorten(fmt.Sprintf("hidden text %q", hidden)),
 					fmt.Sprintf("%d invisible tag characters encode hidden text", j))
 			case !invis && (isInvisible(r) && !(r == 0xFEFF && off == 0) ||
-				(r == 0x200C || r == 0x200D) && isASCIIWord(prev) && isASCIIWord(next)):
+				(r == 0x200C || r == 0x200D || r == 0x00AD) && isASCIIWord(prev) && isASCIIWord(next)):
 				invis = true
 				f.add(ruleInvisible, off, shorten(string(line[max(0, i-20):min(len(line), i+w+20)])),
 					fmt.Sprintf("invisible character U+%04X inside the text", r))
@@ -102,7 +104,15 @@ func (f *file) unicode() {
 	}
 }
 
+// hasMultibyte reports whether b holds a byte of 0x80 or more, eight
+// bytes at a time: every text file is checked.
 func hasMultibyte(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return true
+		}
+		b = b[8:]
+	}
 	for _, c := range b {
 		if c >= 0x80 {
 			return true
@@ -137,7 +147,7 @@ func escapeRunes(s string) string {
 	var sb strings.Builder
 	for _, r := range s {
 		switch {
-		case r == utf8.RuneError, isBidi(r), isTag(r), isInvisible(r), r == 0x200C, r == 0x200D,
+		case r == utf8.RuneError, isBidi(r), isTag(r), isInvisible(r), r == 0x200C, r == 0x200D, r == 0x00AD,
 			r < 0x20 && r != '\t', r == 0x7F, r >= 0x80 && r < 0xA0:
 			fmt.Fprintf(&sb, "<U+%04X>", r)
 		case r >= 0x80 && (strings.ContainsRune(confusables, r)):
@@ -163,11 +173,14 @@ func shorten(s string) string {
 // the rest.
 func maskSecret(s string) string {
 	sec, _ := RuleByID(ruleSecret)
-	return sec.pattern().ReplaceAllStringFunc(s, func(m string) string {
-		if strings.HasPrefix(m, "-----BEGIN") {
-			return m // the header is not the secret
-		}
-		keep := min(6, len(m)/3)
-		return m[:keep] + strings.Repeat("*", 8)
-	})
+	for _, r := range sec.pattern() {
+		s = r.ReplaceAllStringFunc(s, func(m string) string {
+			if strings.HasPrefix(m, "-----BEGIN") {
+				return m // the header is not the secret
+			}
+			keep := min(6, len(m)/3)
+			return m[:keep] + strings.Repeat("*", 8)
+		})
+	}
+	return s
 }

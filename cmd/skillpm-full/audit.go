@@ -161,7 +161,7 @@ func auditTargets(c *cli.Context, e *command.Env, arg string) ([]auditTarget, er
 		}
 		var out []auditTarget
 		for _, d := range dirs {
-			out = append(out, auditTarget{source: filepath.ToSlash(d), dir: d, local: true})
+			out = append(out, auditTarget{source: filepath.ToSlash(d), dir: d, local: ownFolder(d)})
 		}
 		return out, nil
 	}
@@ -184,6 +184,20 @@ func auditTargets(c *cli.Context, e *command.Env, arg string) ([]auditTarget, er
 		return nil, err
 	}
 	return []auditTarget{t}, nil
+}
+
+// ownFolder reports whether the skill folder dir is the user's own, whose
+// inline suppressions count: not a skill that skillpm installed there
+// (listed in the install record beside it), whose content came from a
+// registry and could suppress its own findings. A record that cannot be
+// read vouches for nothing.
+func ownFolder(dir string) bool {
+	rec, err := install.ReadRecord(filepath.Dir(filepath.Clean(dir)))
+	if err != nil {
+		return false
+	}
+	_, managed := rec.Skills[filepath.Base(filepath.Clean(dir))]
+	return !managed
 }
 
 // pullForAudit unpacks a published skill into a temporary folder that is
