@@ -13,8 +13,8 @@ import (
 // under the same Limits: so a skill that publishes is a skill that
 // installs. Unpack counts every archive entry (the root folder, folders,
 // files and symlinks), the bytes and size of each regular file, and
-// refuses entry names and symlink targets over maxPathLen bytes and
-// names holding a backslash.
+// refuses entry names and symlink targets over maxPathLen bytes, entries
+// nested more than maxDepth folders deep and names holding a backslash.
 type packCheck struct {
 	dir   string // the skill folder, for messages
 	skill string // the skill's name (the layer's root folder)
@@ -44,6 +44,9 @@ func (c packCheck) entry(rel, name string, fi fs.FileInfo, st *LayerStats) error
 	}
 	if len(entry) > maxPathLen {
 		return c.errorf(rel, fmt.Sprintf("path of %d bytes in the layer; installers refuse paths over %d bytes", len(entry), maxPathLen), "shorten the file's name or folders")
+	}
+	if strings.Count(strings.TrimSuffix(entry, "/"), "/") > maxDepth {
+		return c.errorf(rel, fmt.Sprintf("nested more than %d folders deep; installers refuse deeper entries", maxDepth), "move the file nearer the skill's top folder")
 	}
 	if strings.Contains(rel, `\`) {
 		return c.errorf(rel, "name contains a backslash, which installers refuse (it is a separator on Windows)", "rename it without the backslash")

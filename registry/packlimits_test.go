@@ -92,6 +92,7 @@ func TestPackRefusesNamesInstallersRefuse(t *testing.T) {
 		"escape":    "refs/a\x1b[2Jb.md",
 		"newline":   "refs/a\nb.md",
 		"bidi":      "refs/evil\u202egnp.sh",
+		"depth":     strings.Repeat("d/", 64) + "f.md",
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := writeLimSkill(t, map[string]string{file: "x"})

@@ -151,8 +151,11 @@ func (s *stager) claim(name string, kind byte) error {
 	// link made through another link could land inside the skill while
 	// its name says it is beside it.)
 	for d := path.Dir(name); d != "."; d = path.Dir(d) {
-		if s.kinds[d] == kindLink {
+		switch s.kinds[d] {
+		case kindLink:
 			return unsafeEntry(name, "path goes through the symlink %q", d)
+		case kindFile:
+			return unsafeEntry(name, "path goes through the file %q", d)
 		}
 	}
 	if prev, ok := s.kinds[name]; ok {

@@ -50,8 +50,15 @@ type Limits struct {
 	MaxListItems int
 }
 
-// maxPathLen bounds entry names and symlink targets.
-const maxPathLen = 4096
+// maxPathLen bounds entry names and symlink targets; maxNameLen one
+// element of a name, as most file systems do (NAME_MAX); maxDepth how
+// many folders an entry may be in (the archive's top folder too), far
+// more than any skill needs and short of PATH_MAX once installed.
+const (
+	maxPathLen = 4096
+	maxNameLen = 255
+	maxDepth   = 64
+)
 
 // WithDefaults returns l with every zero field set to its default.
 func (l Limits) WithDefaults() Limits {
@@ -333,10 +340,17 @@ func cleanEntryName(name string) (string, error) {
 	case strings.HasPrefix(name, "/") || filepath.VolumeName(name) != "":
 		return "", unsafeEntry(name, "absolute path")
 	}
-	for _, el := range strings.Split(name, "/") {
-		if el == ".." {
+	els := strings.Split(name, "/")
+	for _, el := range els {
+		switch {
+		case el == "..":
 			return "", unsafeEntry(name, "path contains \"..\"")
+		case len(el) > maxNameLen:
+			return "", unsafeEntry(name[:64]+"…", "a file or folder name longer than %d bytes", maxNameLen)
 		}
+	}
+	if len(els) > maxDepth+1 {
+		return "", unsafeEntry(name[:64]+"…", "nested more than %d folders deep", maxDepth)
 	}
 	c := path.Clean(name)
 	if c == "." {
