@@ -69,17 +69,5 @@ func (f *file) member(name string, b []byte) {
 		return
 	}
 	sc, shell := f.s.classify(name, b)
-	sub := f.s.textFile(f.rel, b, sc, shell)
-	for _, g := range []*file{sub, sub.orig} {
-		if g != nil {
-			g.parent, g.at, g.how, g.depth, g.budget = f, 0, "archive member "+name, 1, f.budget
-		}
-	}
-	sub.keywordPass()
-	sub.flow()
-	o := sub
-	if sub.orig != nil {
-		o = sub.orig
-	}
-	o.runs()
+	f.nested(b, sc, shell, 0, "archive member "+name, 1)
 }

@@ -140,10 +140,17 @@ func (f *file) decoded(a int, out []byte, how string) {
 	if f.parent != nil {
 		how += " inside " + f.how
 	}
-	sub := f.s.textFile(f.rel, out, f.sc, f.shell)
+	f.nested(out, f.sc, f.shell, a, how, f.depth+1)
+}
+
+// nested matches the rules against text found inside f (decoded from
+// its offset at, or an archive member): a file of its own whose
+// findings point back into f, sharing f's budget.
+func (f *file) nested(text []byte, sc scope, shell bool, at int, how string, depth int) {
+	sub := f.s.textFile(f.rel, text, sc, shell)
 	for _, g := range []*file{sub, sub.orig} {
 		if g != nil {
-			g.parent, g.at, g.how, g.depth, g.budget = f, a, how, f.depth+1, f.budget
+			g.parent, g.at, g.how, g.depth, g.budget = f, at, how, depth, f.budget
 		}
 	}
 	sub.keywordPass()
