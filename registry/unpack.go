@@ -345,6 +345,10 @@ func cleanEntryName(name string) (string, error) {
 		switch {
 		case el == "..":
 			return "", unsafeEntry(name, "path contains \"..\"")
+		case strings.EqualFold(el, ".git"):
+			// In any case: .GIT is .git on a case-insensitive file
+			// system. pack leaves such entries out.
+			return "", unsafeEntry(name, "a skill never holds a .git folder or file: git, run anywhere below it, would take it for a repository and run the commands its config names")
 		case len(el) > maxNameLen:
 			return "", unsafeEntry(name[:64]+"…", "a file or folder name longer than %d bytes", maxNameLen)
 		}

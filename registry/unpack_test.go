@@ -115,6 +115,8 @@ func TestUnpackHostile(t *testing.T) {
 		{"gzip bomb in metadata", paxBomb(t, 5), Limits{MaxBytes: 1 << 20, MaxFiles: 10}, "", ErrUnsafeArchive, "gzip bomb"},
 		{"duplicate entry", archive(t, ok, ok), Limits{}, "", ErrUnsafeArchive, "duplicate entry"},
 		{"symlink then file", archive(t, ok, entry{name: "pdf/x", typ: tar.TypeSymlink, link: "SKILL.md"}, entry{name: "pdf/x", body: "overwrite"}), Limits{}, "", ErrUnsafeArchive, "duplicate entry"},
+		{".git folder", archive(t, ok, entry{name: "pdf/.git/config", body: "[core]\n\tfsmonitor = evil\n"}), Limits{}, "", ErrUnsafeArchive, "never holds a .git folder"},
+		{"gitlink file in another case", archive(t, ok, entry{name: "pdf/sub/.GiT", body: "gitdir: /tmp/x\n"}), Limits{}, "", ErrUnsafeArchive, "never holds a .git folder"},
 		{"file then a folder of its name", archive(t, ok, entry{name: "pdf/x", body: "file"}, entry{name: "pdf/x/y", body: "inside"}), Limits{}, "", ErrUnsafeArchive, `goes through the file "pdf/x"`},
 		{"file then a folder entry of its name", archive(t, ok, entry{name: "pdf/x", body: "file"}, entry{name: "pdf/x/", typ: tar.TypeDir}), Limits{}, "", ErrUnsafeArchive, "duplicate entry"},
 		{"a name longer than a file system allows", archive(t, ok, entry{name: "pdf/" + strings.Repeat("n", 256), body: "x"}), Limits{}, "", ErrUnsafeArchive, "longer than 255 bytes"},

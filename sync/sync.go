@@ -464,11 +464,6 @@ func (r *runner) vetVersion(ctx context.Context, src registry.Target, ref regist
 		}
 		return verdict{}, nil, err
 	}
-	if p, err := gitEntry(dir); err != nil {
-		return verdict{}, nil, err
-	} else if p != "" {
-		return verdict{}, &Rejection{Check: "content", Reason: "the skill holds " + p + ": a skill never holds a .git folder or file (git takes it for a repository and runs the commands its config names), and skillpm install refuses it"}, nil
-	}
 	c := &Candidate{Repo: ref, Manifest: desc, Referrers: refs, Dir: dir, Config: res.Config}
 	c.Skill, _ = skill.Load(dir) // lint reports a broken skill
 	return r.vet.vet(ctx, src, c)

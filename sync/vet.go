@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -254,24 +252,4 @@ func vetAudit(ctx context.Context, ap *AuditPolicy, c *Candidate) (*verify.Audit
 		return nil, &Rejection{Check: "audit", Reason: strings.TrimPrefix(ae.Summary(), "audit "), Findings: ae.Findings}, nil
 	}
 	return verify.SummarizeAudit(rep, t), nil, nil
-}
-
-// gitEntry returns the first entry below dir, slash-separated and
-// relative to it, named .git in any case (a folder, a gitlink file or a
-// link), or "" if there is none: install refuses such a skill
-// (install.UnsafeContentError), so a mirror must not vouch for it.
-func gitEntry(dir string) (string, error) {
-	var found string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p != dir && strings.EqualFold(d.Name(), ".git") {
-			rel, _ := filepath.Rel(dir, p)
-			found = filepath.ToSlash(rel)
-			return filepath.SkipAll
-		}
-		return nil
-	})
-	return found, err
 }
