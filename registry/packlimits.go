@@ -73,9 +73,13 @@ func (c packCheck) target(rel, target string) error {
 // The limits are each consumer's own (their user config's limits:), so
 // the fix says so.
 func (c packCheck) errorf(rel, msg, fix string) error {
+	if strings.Contains(msg, "(limits.") {
+		// Only those are settings; names and nesting are not.
+		fix += " (raising limits: in the user config helps only where every installer raises it too)"
+	}
 	return &skill.Error{
 		Path: filepath.Join(c.dir, filepath.FromSlash(rel)),
 		Msg:  msg + "; it would publish, but no pull or install could unpack it",
-		Fix:  fix + " (raising limits: in the user config helps only where every installer raises it too)",
+		Fix:  fix,
 	}
 }

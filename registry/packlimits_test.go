@@ -58,6 +58,9 @@ func TestPackEnforcesUnpackLimits(t *testing.T) {
 				if !errors.As(err, &le) || !strings.Contains(le.Msg, tc.wantErr) || le.Fix == "" || !strings.HasPrefix(le.Path, dir) {
 					t.Fatalf("Pack: got %v; want a *skill.Error with %q, a fix and a path in %s", err, tc.wantErr, dir)
 				}
+				if !strings.Contains(le.Fix, "limits:") {
+					t.Errorf("fix %q does not say where the limit is set", le.Fix)
+				}
 				// Without the check, the same folder packs and Unpack refuses it.
 				var buf bytes.Buffer
 				if _, err := WriteLayer(bg, &buf, dir, "lim"); err != nil {
@@ -100,6 +103,9 @@ func TestPackRefusesNamesInstallersRefuse(t *testing.T) {
 			var le *skill.Error
 			if !errors.As(err, &le) || !strings.Contains(le.Msg, "installers refuse") {
 				t.Fatalf("Pack: got %v; want a *skill.Error saying installers refuse it", err)
+			}
+			if strings.Contains(le.Fix, "limits:") {
+				t.Errorf("fix %q points at limits:, though no setting changes this", le.Fix)
 			}
 		})
 	}
